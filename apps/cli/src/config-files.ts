@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  parseRequirements,
+  parseTomlDocument,
+  parseUserConfig,
+  type Requirements,
+  type TomlDocument,
+  type UserConfig,
+} from '@ux/features';
+import { ConfigError } from '@ux/protocol';
+
+export interface ConfigPaths {
+  /** `$UX_HOME/config.toml`; `UX_HOME` defaults to `~/.ux`. */
+  userConfig: string;
+  /** `$UX_REQUIREMENTS`, default `/etc/ux/requirements.toml`. */
+  requirements: string;
+}
+
+export function configPaths(env: NodeJS.ProcessEnv): ConfigPaths {
+  const home = env.UX_HOME ? resolve(env.UX_HOME) : join(homedir(), '.ux');
+  return {
+    userConfig: join(home, 'config.toml'),
+    requirements: env.UX_REQUIREMENTS ? resolve(env.UX_REQUIREMENTS) : '/etc/ux/requirements.toml',
+  };
+}
+
+export interface LoadedConfiguration {
+  paths: ConfigPaths;
+  user?: UserConfig;
+  requirements?: Requirements;
+}
+
+/** Reads and validates both files; a missing file is simply absent, anything else wrong is a `ConfigError`. */
+export function loadConfiguration(env: NodeJS.ProcessEnv): LoadedConfiguration {
+  const paths = configPaths(env);
+  const userDocument = readTomlFile(paths.userConfig);
+  const requirementsDocument = readTomlFile(paths.requirements);
+  return {
+    paths,
+    user: userDocument && parseUserConfig(userDocument),
+    requirements: requirementsDocument && parseRequirements(requirementsDocument),
+  };
+}
+
+function readTomlFile(path: string): TomlDocument | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new ConfigError(
+      {
+        file: path,
+        reason:
+          code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${code ?? String(error)})`,
+      },
+      { cause: error },
+    );
+  }
+  return parseTomlDocument(text, path);
+}

@@ -1,0 +1,216 @@
+import { ConfigError } from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { checkRequirements, parseRequirements } from './requirements.js';
+import { parseTomlDocument } from './toml-document.js';
+import { parseUserConfig } from './user-config.js';
+
+const FILE = '/home/dev/.ux/config.toml';
+const REQ = '/etc/ux/requirements.toml';
+
+function userConfig(text: string) {
+  return parseUserConfig(parseTomlDocument(text, FILE));
+}
+function requirements(text: string) {
+  return parseRequirements(parseTomlDocument(text, REQ));
+}
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('TOML documents', () => {
+  it('reports malformed TOML with file:line:column', () => {
+    const error = errorOf(() => parseTomlDocument('[features]\nunified_exec = \n', FILE));
+    expect(error.message).toBe(`${FILE}:3:1: invalid TOML: unspecified values are invalid`);
+    expect(error).toMatchObject({ file: FILE, line: 3, column: 1 });
+    expect(errorOf(() => parseTomlDocument('a = 1\na = 2\n', FILE)).message).toBe(
+      `${FILE}:2:1: invalid TOML: defining a key multiple times is invalid`,
+    );
+  });
+
+  it('locates keys in tables, dotted keys, inline tables and arrays', () => {
+    const document = parseTomlDocument(
+      'profile = "x"\n[features]\nunified_exec = true\n\n[profiles.work]\nfeatures = { shell_zsh_fork = true }\nlist = ["a",\n  "b"]\n',
+      FILE,
+    );
+    expect(document.locate(['profile'])).toEqual({ file: FILE, line: 1, column: 1 });
+    expect(document.locate(['features', 'unified_exec'])).toEqual({ file: FILE, line: 3, column: 1 });
+    expect(document.locate(['profiles', 'work'])).toEqual({ file: FILE, line: 5, column: 2 });
+    expect(document.locate(['profiles', 'work', 'features', 'shell_zsh_fork'])).toEqual({
+      file: FILE,
+      line: 6,
+      column: 14,
+    });
+    expect(document.locate(['profiles', 'work', 'list', 1])).toEqual({ file: FILE, line: 8, column: 3 });
+    expect(document.locate(['profiles', 'work', 'nothing'])).toEqual({ file: FILE, line: 5, column: 2 });
+  });
+});
+
+describe('user config', () => {
+  it('reads features, profiles, the default profile, login shells and zsh-fork paths', () => {
+    const config = userConfig(`profile = "work"
+allow_login_shell = false
+
+[features]
+unified_exec = false
+
+[profiles.work.features]
+unified_exec = true
+shell_zsh_fork = true
+
+[zsh_fork]
+zsh_path = "/opt/zsh/bin/zsh"
+execve_wrapper_path = "/opt/zsh/libexec/wrapper"
+`);
+    expect(config.features.assignments).toEqual([
+      {
+        key: 'unified_exec',
+        enabled: false,
+        layer: 'user',
+        location: { file: FILE, line: 5, column: 1 },
+        profile: undefined,
+      },
+    ]);
+    expect(config.profile).toEqual({ name: 'work', location: { file: FILE, line: 1, column: 1 } });
+    expect(
+      config.profiles.work?.features.assignments.map((a) => [a.key, a.enabled, a.layer, a.profile]),
+    ).toEqual([
+      ['unified_exec', true, 'profile', 'work'],
+      ['shell_zsh_fork', true, 'profile', 'work'],
+    ]);
+    expect(config.allowLoginShell).toBe(false);
+    expect(config.zshFork).toEqual({
+      zshPath: '/opt/zsh/bin/zsh',
+      execveWrapperPath: '/opt/zsh/libexec/wrapper',
+    });
+    expect(config.warnings).toEqual([]);
+  });
+
+  it('accepts an empty file', () => {
+    expect(userConfig('').features.assignments).toEqual([]);
+  });
+
+  it.each([
+    [
+      '[features]\nunifed_exec = true\n',
+      `${FILE}:2:1: unknown feature "unifed_exec" (did you mean "unified_exec"?)`,
+    ],
+    [
+      '[features]\nzzz = true\n',
+      `${FILE}:2:1: unknown feature "zzz" (known features: shell_tool, unified_exec, shell_zsh_fork, unified_exec_zsh_fork, exec_permission_approvals, streamable_shell)`,
+    ],
+    [
+      '[features]\nunified_exec = "yes"\n',
+      `${FILE}:2:1: features.unified_exec must be true or false, got "yes"`,
+    ],
+    ['features = true\n', `${FILE}:1:1: features must be a table of feature = true/false`],
+    ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
+    [
+      'colour = "red"\n',
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork`,
+    ],
+    [
+      'profile = "home"\n[profiles.work]\n',
+      `${FILE}:1:1: profile "home" is not defined; defined profiles: work`,
+    ],
+    [
+      'profile = "wrk"\n[profiles.work]\n',
+      `${FILE}:1:1: profile "wrk" is not defined (did you mean "work"?); defined profiles: work`,
+    ],
+    ['profile = 3\n', `${FILE}:1:1: profile must be a string, got 3`],
+    [
+      '[profiles.work]\nfeature = {}\n',
+      `${FILE}:2:1: unknown key profiles.work.feature (did you mean "features"?)`,
+    ],
+    [
+      '[profiles.work.features]\nshell_tool = 1\n',
+      `${FILE}:2:1: profiles.work.features.shell_tool must be true or false, got 1`,
+    ],
+    ['allow_login_shell = "no"\n', `${FILE}:1:1: allow_login_shell must be true or false, got "no"`],
+    ['[zsh_fork]\nzsh_path = "zsh"\n', `${FILE}:2:1: zsh_fork.zsh_path must be an absolute path, got "zsh"`],
+    ['[zsh_fork]\nzsh = "/bin/zsh"\n', `${FILE}:2:1: unknown key zsh_fork.zsh (did you mean "zsh_path"?)`],
+  ])('rejects %j', (text, message) => {
+    expect(errorOf(() => userConfig(text)).message).toBe(message);
+  });
+
+  it('ignores a removed feature with a warning and maps a legacy name with one', () => {
+    const config = userConfig(
+      '[features]\nstreamable_shell = true\nexperimental_use_unified_exec_tool = false\n',
+    );
+    expect(config.features.assignments.map((a) => [a.key, a.enabled])).toEqual([['unified_exec', false]]);
+    expect(config.warnings).toEqual([
+      `features.streamable_shell at ${FILE}:2: feature "streamable_shell" was removed (superseded by unified_exec); the setting is ignored`,
+      `features.experimental_use_unified_exec_tool at ${FILE}:3 is a legacy name; write features.unified_exec instead`,
+    ]);
+  });
+});
+
+describe('managed requirements', () => {
+  it('reads pins and allow-lists', () => {
+    const parsed = requirements(`allowed_approval_policies = ["on-request", "never"]
+allowed_sandbox_modes = ["read-only", "workspace-write"]
+allowed_sandbox_backends = ["bwrap"]
+
+[features]
+unified_exec = true
+`);
+    expect(parsed.allowedApprovalPolicies?.values).toEqual(['on-request', 'never']);
+    expect(parsed.allowedSandboxModes?.values).toEqual(['read-only', 'workspace-write']);
+    expect(parsed.allowedSandboxBackends?.values).toEqual(['bwrap']);
+    expect(parsed.features.assignments).toEqual([
+      {
+        key: 'unified_exec',
+        enabled: true,
+        layer: 'managed',
+        location: { file: REQ, line: 6, column: 1 },
+        profile: undefined,
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      'allowed_approval_policies = ["on-request", "on-requst"]\n',
+      `${REQ}:1:44: allowed_approval_policies[1]: unknown value "on-requst" (did you mean "on-request"?); expected one of untrusted, on-failure, on-request, never, granular`,
+    ],
+    ['allowed_sandbox_modes = []\n', `${REQ}:1:1: allowed_sandbox_modes must allow at least one value`],
+    [
+      'allowed_sandbox_modes = "read-only"\n',
+      `${REQ}:1:1: allowed_sandbox_modes must be an array of strings, got "read-only"`,
+    ],
+    ['allowed_sandbox_backends = [1]\n', `${REQ}:1:29: allowed_sandbox_backends[0] must be a string, got 1`],
+    [
+      'allowed_sandbox_backends = ["Bwrap"]\n',
+      `${REQ}:1:29: allowed_sandbox_backends[0]: "Bwrap" is not a backend id (lowercase letters, digits, dashes)`,
+    ],
+    [
+      'profile = "x"\n',
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends`,
+    ],
+  ])('rejects %j', (text, message) => {
+    expect(errorOf(() => requirements(text)).message).toBe(message);
+  });
+
+  it('refuses a choice outside the allow-list, naming both sources', () => {
+    const parsed = requirements('\nallowed_sandbox_modes = ["read-only"]\n');
+    expect(() =>
+      checkRequirements(parsed, { sandboxMode: { value: 'danger-full-access', source: `${FILE}:4` } }),
+    ).toThrow(
+      `${REQ}:2:1: sandbox mode "danger-full-access" (from ${FILE}:4) is not allowed here: allowed_sandbox_modes = ["read-only"]`,
+    );
+    expect(() =>
+      checkRequirements(parsed, { sandboxMode: { value: 'read-only', source: '--sandbox' } }),
+    ).not.toThrow();
+    expect(() =>
+      checkRequirements(parsed, { approvalPolicy: { value: 'never', source: '--approval' } }),
+    ).not.toThrow();
+    expect(() =>
+      checkRequirements(undefined, { sandboxMode: { value: 'read-only', source: '--sandbox' } }),
+    ).not.toThrow();
+  });
+});

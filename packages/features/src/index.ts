@@ -1,0 +1,39 @@
+export {
+  collapseFeatureMode,
+  explainFeatureMode,
+  type ModeFlags,
+  type UnifiedExecMode,
+} from './feature-mode.js';
+export {
+  type ActiveFeatureKey,
+  FEATURE_DEFINITIONS,
+  type FeatureDefinition,
+  type FeatureKey,
+  type FeatureStage,
+  featureKeys,
+  findFeature,
+  stageLabel,
+} from './feature-registry.js';
+export {
+  type FeatureAssignment,
+  type FeatureLayer,
+  type FeatureTable,
+  parseFeatureTable,
+} from './feature-table.js';
+export {
+  checkRequirements,
+  parseRequirements,
+  type RequirementChoice,
+  type Requirements,
+} from './requirements.js';
+export {
+  describeAssignment,
+  type FeatureFlags,
+  type ResolvedFeature,
+  type ResolvedFeatures,
+  type ResolveFeaturesInput,
+  resolveFeatures,
+} from './resolve-features.js';
+export { formatKeyPath, parseTomlDocument, type SourceLocation, type TomlDocument } from './toml-document.js';
+export { planTools, type ShellMode, type ToolPlan, type ToolPlanInput } from './tool-plan.js';
+export { parseUserConfig, type UserConfig } from './user-config.js';

@@ -1,0 +1,109 @@
+import {
+  type ApprovalPolicyName,
+  approvalPolicyNames,
+  ConfigError,
+  didYouMean,
+  type SandboxMode,
+  sandboxModes,
+} from '@ux/protocol';
+import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
+import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
+import { rejectUnknownKeys } from './user-config.js';
+
+/**
+ * Managed requirements (`$UX_REQUIREMENTS`, default `/etc/ux/requirements.toml`): values an
+ * administrator pins, which no lower layer can change, and what users may choose from.
+ */
+export interface Requirements {
+  file: string;
+  /** Pinned feature values (layer `managed`). */
+  features: FeatureTable;
+  allowedApprovalPolicies?: { values: ApprovalPolicyName[]; location: SourceLocation };
+  allowedSandboxModes?: { values: SandboxMode[]; location: SourceLocation };
+  allowedSandboxBackends?: { values: string[]; location: SourceLocation };
+  warnings: string[];
+}
+
+const KEYS = ['features', 'allowed_approval_policies', 'allowed_sandbox_modes', 'allowed_sandbox_backends'];
+
+export function parseRequirements(document: TomlDocument): Requirements {
+  const root = document.value;
+  rejectUnknownKeys(document, [], root, KEYS);
+  const features = parseFeatureTable(document, ['features'], 'managed');
+  return {
+    file: document.file,
+    features,
+    allowedApprovalPolicies: stringList(document, 'allowed_approval_policies', approvalPolicyNames),
+    allowedSandboxModes: stringList(document, 'allowed_sandbox_modes', sandboxModes),
+    allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, /^[a-z][a-z0-9-]*$/),
+    warnings: [...features.warnings],
+  };
+}
+
+function stringList<T extends string>(
+  document: TomlDocument,
+  key: string,
+  allowed: readonly T[] | undefined,
+  pattern?: RegExp,
+): { values: T[]; location: SourceLocation } | undefined {
+  const value = document.value[key];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value))
+    throw document.error([key], `${key} must be an array of strings, got ${describe(value)}`);
+  if (value.length === 0) throw document.error([key], `${key} must allow at least one value`);
+  value.forEach((item, index) => {
+    const path = [key, index];
+    if (typeof item !== 'string')
+      throw document.error(path, `${formatKeyPath(path)} must be a string, got ${describe(item)}`);
+    if (allowed && !allowed.includes(item as T)) {
+      throw document.error(
+        path,
+        `${formatKeyPath(path)}: unknown value "${item}"${didYouMean(item, allowed)}; expected one of ${allowed.join(', ')}`,
+      );
+    }
+    if (pattern && !pattern.test(item)) {
+      throw document.error(
+        path,
+        `${formatKeyPath(path)}: "${item}" is not a backend id (lowercase letters, digits, dashes)`,
+      );
+    }
+  });
+  return { values: value as T[], location: document.locate([key]) };
+}
+
+/** A choice to check against requirements, with where it was made (a file or a flag). */
+export interface RequirementChoice {
+  approvalPolicy?: { value: ApprovalPolicyName; source: string };
+  sandboxMode?: { value: SandboxMode; source: string };
+  sandboxBackend?: { value: string; source: string };
+}
+
+/** Refuses a choice the requirements do not allow, naming both the choice's source and the requirements file. */
+export function checkRequirements(requirements: Requirements | undefined, choice: RequirementChoice): void {
+  if (!requirements) return;
+  const checks = [
+    [
+      'approval policy',
+      choice.approvalPolicy,
+      requirements.allowedApprovalPolicies,
+      'allowed_approval_policies',
+    ],
+    ['sandbox mode', choice.sandboxMode, requirements.allowedSandboxModes, 'allowed_sandbox_modes'],
+    [
+      'sandbox backend',
+      choice.sandboxBackend,
+      requirements.allowedSandboxBackends,
+      'allowed_sandbox_backends',
+    ],
+  ] as const;
+  for (const [what, chosen, allowed, key] of checks) {
+    if (!chosen || !allowed) continue;
+    if ((allowed.values as readonly string[]).includes(chosen.value)) continue;
+    throw new ConfigError({
+      ...allowed.location,
+      reason: `${what} "${chosen.value}" (from ${chosen.source}) is not allowed here: ${key} = [${allowed.values
+        .map((v) => `"${v}"`)
+        .join(', ')}]`,
+    });
+  }
+}

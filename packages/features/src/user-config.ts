@@ -1,0 +1,103 @@
+import { didYouMean, isAbsolutePath } from '@ux/protocol';
+import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
+import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
+
+/** The parts of `$UX_HOME/config.toml` this package owns. */
+export interface UserConfig {
+  file: string;
+  features: FeatureTable;
+  /** The default profile, with where it was chosen. */
+  profile?: { name: string; location: SourceLocation };
+  profiles: Record<string, { features: FeatureTable; location: SourceLocation }>;
+  allowLoginShell?: boolean;
+  zshFork?: { zshPath?: string; execveWrapperPath?: string };
+  warnings: string[];
+}
+
+const TOP_LEVEL_KEYS = ['profile', 'allow_login_shell', 'features', 'profiles', 'zsh_fork'];
+const PROFILE_KEYS = ['features'];
+const ZSH_FORK_KEYS = ['zsh_path', 'execve_wrapper_path'];
+
+/** Validates a user config document. Every mistake is a `ConfigError` at file:line:column. */
+export function parseUserConfig(document: TomlDocument): UserConfig {
+  const root = document.value;
+  rejectUnknownKeys(document, [], root, TOP_LEVEL_KEYS);
+  const features = parseFeatureTable(document, ['features'], 'user');
+  const warnings = [...features.warnings];
+
+  const profiles: UserConfig['profiles'] = {};
+  if (root.profiles !== undefined) {
+    if (!isTable(root.profiles))
+      throw document.error(['profiles'], `profiles must be a table of [profiles.<name>] tables`);
+    for (const [name, body] of Object.entries(root.profiles)) {
+      if (!isTable(body)) throw document.error(['profiles', name], `profiles.${name} must be a table`);
+      rejectUnknownKeys(document, ['profiles', name], body, PROFILE_KEYS);
+      const table = parseFeatureTable(document, ['profiles', name, 'features'], 'profile', name);
+      warnings.push(...table.warnings);
+      profiles[name] = { features: table, location: document.locate(['profiles', name]) };
+    }
+  }
+
+  let profile: UserConfig['profile'];
+  if (root.profile !== undefined) {
+    if (typeof root.profile !== 'string')
+      throw document.error(['profile'], `profile must be a string, got ${describe(root.profile)}`);
+    if (!(root.profile in profiles)) {
+      const names = Object.keys(profiles);
+      throw document.error(
+        ['profile'],
+        `profile "${root.profile}" is not defined${didYouMean(root.profile, names)}; defined profiles: ${names.join(', ') || '(none)'}`,
+      );
+    }
+    profile = { name: root.profile, location: document.locate(['profile']) };
+  }
+
+  let allowLoginShell: boolean | undefined;
+  if (root.allow_login_shell !== undefined) {
+    if (typeof root.allow_login_shell !== 'boolean') {
+      throw document.error(
+        ['allow_login_shell'],
+        `allow_login_shell must be true or false, got ${describe(root.allow_login_shell)}`,
+      );
+    }
+    allowLoginShell = root.allow_login_shell;
+  }
+
+  let zshFork: UserConfig['zshFork'];
+  if (root.zsh_fork !== undefined) {
+    if (!isTable(root.zsh_fork)) throw document.error(['zsh_fork'], 'zsh_fork must be a table');
+    rejectUnknownKeys(document, ['zsh_fork'], root.zsh_fork, ZSH_FORK_KEYS);
+    zshFork = {};
+    for (const [key, field] of [
+      ['zsh_path', 'zshPath'],
+      ['execve_wrapper_path', 'execveWrapperPath'],
+    ] as const) {
+      const value = root.zsh_fork[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || !isAbsolutePath(value)) {
+        throw document.error(
+          ['zsh_fork', key],
+          `zsh_fork.${key} must be an absolute path, got ${describe(value)}`,
+        );
+      }
+      zshFork[field] = value;
+    }
+  }
+
+  return { file: document.file, features, profile, profiles, allowLoginShell, zshFork, warnings };
+}
+
+/** A `ConfigError` for the first key of `table` that is not in `known`, with close matches. */
+export function rejectUnknownKeys(
+  document: TomlDocument,
+  path: readonly string[],
+  table: Record<string, unknown>,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(table)) {
+    if (known.includes(key)) continue;
+    const keyPath = [...path, key];
+    const hint = didYouMean(key, known) || `; known keys here: ${known.join(', ')}`;
+    throw document.error(keyPath, `unknown key ${formatKeyPath(keyPath)}${hint}`);
+  }
+}

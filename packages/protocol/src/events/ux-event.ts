@@ -1,0 +1,82 @@
+import type { ApprovalRequest } from '../review/approval-request.js';
+
+/** Which part of the door started a command. */
+export type ExecCommandSource = 'unified_exec_startup' | 'unified_exec_interaction' | 'shell_command';
+
+/** A user prompt (initial or retry), before any decision. */
+export interface ExecApprovalRequestEvent extends ApprovalRequest {
+  type: 'exec_approval_request';
+}
+
+/** Once per command, after a successful spawn. */
+export interface ExecCommandBeginEvent {
+  type: 'exec_command_begin';
+  call_id: string;
+  /** The door's process id as a string (the model's `session_id`). */
+  process_id: string;
+  /** The argv as the user would read it (before sandbox wrapping). */
+  command: string[];
+  cwd: string;
+  source: ExecCommandSource;
+  /** Which sandbox the command runs under (`none` when unsandboxed). */
+  sandbox: string;
+}
+
+/** A piece of output, cut at a UTF-8 boundary, at most 8192 bytes. */
+export interface ExecCommandOutputDeltaEvent {
+  type: 'exec_command_output_delta';
+  call_id: string;
+  stream: 'stdout' | 'stderr';
+  chunk: Uint8Array;
+}
+
+/** After a `write_stdin` that wrote something or found the process still running. */
+export interface TerminalInteractionEvent {
+  type: 'terminal_interaction';
+  /** The call id of the `exec_command` that started the process. */
+  call_id: string;
+  process_id: string;
+  stdin: string;
+}
+
+/** Exactly once per started command. */
+export interface ExecCommandEndEvent {
+  type: 'exec_command_end';
+  call_id: string;
+  process_id: string;
+  command: string[];
+  cwd: string;
+  source: ExecCommandSource;
+  /** `-1` when the exit code is unknown (killed before it was read, or a failure). */
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  aggregated_output: string;
+  duration_ms: number;
+  formatted_output: string;
+  status: 'completed' | 'failed';
+}
+
+/** The turn was interrupted. Stored processes keep running. */
+export interface TurnAbortedEvent {
+  type: 'turn_aborted';
+  reason: 'interrupted' | 'replaced' | 'review_ended';
+}
+
+export type UxEvent =
+  | ExecApprovalRequestEvent
+  | ExecCommandBeginEvent
+  | ExecCommandOutputDeltaEvent
+  | TerminalInteractionEvent
+  | ExecCommandEndEvent
+  | TurnAbortedEvent;
+
+export type UxEventType = UxEvent['type'];
+
+/** A JSON-safe copy of an event: output chunks become base64 strings. */
+export function eventToJson(event: UxEvent): Record<string, unknown> {
+  if (event.type === 'exec_command_output_delta') {
+    return { ...event, chunk: Buffer.from(event.chunk).toString('base64') };
+  }
+  return { ...event };
+}

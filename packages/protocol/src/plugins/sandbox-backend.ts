@@ -1,0 +1,84 @@
+import type { EffectivePolicy } from '../policy/file-system-policy.js';
+
+export const SANDBOX_SPECIFICATION_VERSION = 'ux-sandbox-v1';
+
+/** How strongly a plan holds a guarantee: the OS enforces it, it is best effort, or it is not attempted. */
+export type Enforcement = 'enforced' | 'advisory' | 'none';
+
+/** What a launch plan really guarantees, so callers and users are told the truth. */
+export interface SandboxEnforcement {
+  fileSystem: Enforcement;
+  network: Enforcement;
+  /** Plain-language caveats ("network blocking needs the elevated set-up"). */
+  notes: string[];
+}
+
+/** The result of checking whether a backend can run here. */
+export type SandboxProbe =
+  | { available: true; version?: string; details?: Record<string, string | number | boolean> }
+  | {
+      available: false;
+      /** What is missing or broken. */
+      reason: string;
+      /** How to fix it ("apt-get install bubblewrap", "sysctl -w kernel.unprivileged_userns_clone=1"). */
+      fix: string;
+    };
+
+/** One command to wrap in a sandbox. */
+export interface SandboxPlanRequest {
+  argv: readonly string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The complete environment computed for the child. */
+  env: Readonly<Record<string, string>>;
+  policy: EffectivePolicy;
+  /** Workspace roots that `project_roots` entries resolve to; defaults to `[cwd]`. */
+  projectRoots?: readonly string[];
+  /** Whether the command gets a PTY (some backends must allow terminal devices). */
+  tty: boolean;
+}
+
+/** How to start the sandboxed command; a spawner runs it as it would any command. */
+export interface LaunchPlan {
+  argv: string[];
+  cwd: string;
+  /** The complete environment for the launched process. */
+  env: Record<string, string>;
+  /** The backend id that produced the plan (reported in events and receipts). */
+  sandboxType: string;
+  enforcement: SandboxEnforcement;
+  /** Runs after the process has exited and its output closed (remove mount points, undo ACLs). */
+  cleanup?: () => Promise<void>;
+}
+
+/** What a command left behind, for deciding whether the sandbox stopped it. */
+export interface DenialEvidence {
+  exitCode: number;
+  output: string;
+  /** The signal that killed it, when one did. */
+  signal?: string;
+}
+
+/** A backend's own verdict; `unknown` leaves the decision to the generic heuristic. */
+export type DenialVerdict = 'denied' | 'not_denied' | 'unknown';
+
+/**
+ * A sandbox backend plugin. It plans; it never spawns. Create with a `createXSandbox(settings?)`
+ * factory and hand it to `createSandboxRegistry`; nothing registers itself.
+ */
+export interface SandboxBackend {
+  readonly specificationVersion: typeof SANDBOX_SPECIFICATION_VERSION;
+  /** Stable lowercase id (`bwrap`, `seatbelt`, `windows-token`). */
+  readonly id: string;
+  /** `process.platform` values this backend runs on. */
+  readonly platforms: readonly NodeJS.Platform[];
+  /** Whether it can run here now, and if not, why and how to fix it. Never throws. */
+  probe(): Promise<SandboxProbe>;
+  /**
+   * Wraps a command. Rejects with a `UxError`: `MissingCommandLineError` for an empty argv,
+   * `InvalidArgumentsError` for a relative cwd or a policy it cannot express.
+   */
+  plan(request: SandboxPlanRequest): Promise<LaunchPlan>;
+  /** Optional: recognise this backend's own denial signatures. */
+  classifyDenial?(evidence: DenialEvidence): DenialVerdict;
+}

@@ -1,0 +1,68 @@
+export const SPAWNER_SPECIFICATION_VERSION = 'ux-spawner-v1';
+
+export interface TerminalSize {
+  rows: number;
+  cols: number;
+}
+
+/** A command made ready to run: argv, cwd and the exact environment. */
+export interface SpawnRequest {
+  argv: readonly string[];
+  /** Absolute working directory; it must exist. */
+  cwd: string;
+  /** The whole environment of the child; nothing else is inherited. */
+  env: Readonly<Record<string, string>>;
+  /** Give the child a PTY (stdin always open, output merged by the terminal). */
+  tty: boolean;
+  /** Without a PTY: keep a writable stdin pipe (`pipe`) or give the child no stdin (`closed`). */
+  stdin: 'pipe' | 'closed';
+  /** PTY size; 24×80 when omitted. */
+  size?: TerminalSize;
+  /** What the child sees as argv[0], when different from the program path. */
+  arg0?: string;
+}
+
+/** How a process ended. A signal death is `128 + signal number` (SIGINT → 130, SIGKILL → 137). */
+export interface ExitStatus {
+  exitCode: number;
+  /** Signal name when a signal ended it (`SIGKILL`). */
+  signal?: string;
+  /** Set when the host that ran the process classified its exit as a sandbox denial (remote hosts). */
+  sandboxDenied?: boolean;
+}
+
+/**
+ * A live process. Output is one byte stream (stdout and stderr merged in arrival order, or the PTY).
+ * Bytes produced before the first `onOutput` listener is attached are kept and delivered to it.
+ */
+export interface ExecProcess {
+  /** OS process id, when the process is local. */
+  readonly pid: number | undefined;
+  readonly tty: boolean;
+  /** Subscribes to output chunks; returns an unsubscribe function. */
+  onOutput(listener: (chunk: Uint8Array) => void): () => void;
+  /** Writes to stdin. Rejects with `StdinClosedError` when there is no stdin or the process is gone. */
+  write(data: Uint8Array | string): Promise<void>;
+  /** SIGINT to the process group (Ctrl-C). Idempotent and safe after exit. */
+  interrupt(): Promise<void>;
+  /** SIGKILL to the process group. Idempotent and safe after exit. */
+  terminate(): Promise<void>;
+  /** Resizes the PTY; absent for pipe processes. */
+  resize?(size: TerminalSize): void;
+  /** Resolves once when the process has exited. Never rejects. */
+  readonly exited: Promise<ExitStatus>;
+  /** Resolves after exit when every output byte has been delivered to listeners. Never rejects. */
+  readonly closed: Promise<void>;
+  /** The exit status if the process has exited, without waiting. */
+  exitStatus(): ExitStatus | undefined;
+}
+
+/**
+ * Turns a command into a live process. Rejects with `MissingCommandLineError` (empty argv) or
+ * `SpawnFailedError` (program or cwd missing, not executable), naming what failed.
+ */
+export interface Spawner {
+  readonly specificationVersion: typeof SPAWNER_SPECIFICATION_VERSION;
+  readonly id: string;
+  spawn(request: SpawnRequest): Promise<ExecProcess>;
+}

@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest';
+import { MissingCommandLineError, StdinClosedError } from '../errors/errors.js';
+import { UxError } from '../errors/ux-error.js';
+import { REVIEWER_SPECIFICATION_VERSION, type Reviewer } from '../plugins/reviewer.js';
+import {
+  type LaunchPlan,
+  SANDBOX_SPECIFICATION_VERSION,
+  type SandboxBackend,
+  type SandboxPlanRequest,
+} from '../plugins/sandbox-backend.js';
+import { type ExecProcess, SPAWNER_SPECIFICATION_VERSION, type Spawner } from '../plugins/spawner.js';
+import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
+import { reviewerConformanceChecks } from './reviewer-conformance.js';
+import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
+import { spawnerConformanceChecks } from './spawner-conformance.js';
+
+/** A planner that follows the contract but enforces nothing; `overrides` break one part at a time. */
+function fakeBackend(overrides: Partial<SandboxBackend> & { available?: boolean } = {}): SandboxBackend {
+  const { available = false, ...rest } = overrides;
+  return {
+    specificationVersion: SANDBOX_SPECIFICATION_VERSION,
+    id: 'fake',
+    platforms: ['linux', 'darwin', 'win32'],
+    probe: async () =>
+      available ? { available: true } : { available: false, reason: 'fake backend', fix: 'none needed' },
+    async plan(request: SandboxPlanRequest): Promise<LaunchPlan> {
+      if (request.argv.length === 0) throw new MissingCommandLineError();
+      if (!request.cwd.startsWith('/') && !/^[A-Za-z]:\\/.test(request.cwd)) {
+        throw new UxError('invalid_arguments', 'cwd must be absolute');
+      }
+      return {
+        argv: [...request.argv],
+        cwd: request.cwd,
+        env: { ...request.env, FAKE_SANDBOX: '1' },
+        sandboxType: 'fake',
+        enforcement: { fileSystem: 'enforced', network: 'enforced', notes: [] },
+      };
+    },
+    classifyDenial: (evidence) => (evidence.exitCode === 0 ? 'not_denied' : 'unknown'),
+    ...rest,
+  };
+}
+
+function byName(outcomes: ConformanceOutcome[]): Record<string, ConformanceOutcome['status']> {
+  return Object.fromEntries(outcomes.map((outcome) => [outcome.name, outcome.status]));
+}
+
+function failed(outcomes: ConformanceOutcome[]): string[] {
+  return outcomes.filter((outcome) => outcome.status === 'failed').map((outcome) => outcome.name);
+}
+
+describe('sandbox backend conformance suite', () => {
+  it('passes a contract-following planner and skips runtime checks where it cannot run, with the reason', async () => {
+    const outcomes = await runConformanceChecks(sandboxBackendConformanceChecks(() => fakeBackend()));
+    expect(failed(outcomes)).toEqual([]);
+    const skipped = outcomes.filter((outcome) => outcome.status === 'skipped');
+    expect(skipped.length).toBe(6);
+    expect(skipped.every((outcome) => outcome.reason === 'fake backend (none needed)')).toBe(true);
+  });
+
+  it('fails runtime checks when they are demanded and the backend cannot run', async () => {
+    const outcomes = await runConformanceChecks(
+      sandboxBackendConformanceChecks(() => fakeBackend(), { run: true }),
+    );
+    expect(failed(outcomes)).toHaveLength(6);
+    expect(String(outcomes.find((o) => o.status === 'failed')?.error)).toContain(
+      'the backend cannot run here: fake backend',
+    );
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'fails an in-memory backend that claims enforcement but restricts nothing',
+    async () => {
+      const outcomes = byName(
+        await runConformanceChecks(
+          sandboxBackendConformanceChecks(() => fakeBackend({ available: true }), { run: true }),
+        ),
+      );
+      expect(outcomes).toMatchObject({
+        'runs a planned command and passes its output through': 'passed',
+        'allows writes inside the working directory under workspace-write': 'passed',
+        'blocks writes outside the writable roots': 'failed',
+        'blocks writes in the working directory under read-only': 'failed',
+        'hides a deny-read path from reads': 'failed',
+        'blocks TCP to a host listener when the network is restricted, and allows it when enabled': 'failed',
+      });
+    },
+  );
+
+  it.each([
+    [
+      'drops an environment variable',
+      {
+        plan: async (r: SandboxPlanRequest) => ({
+          ...(await fakeBackend().plan(r)),
+          env: { PATH: r.env.PATH ?? '' },
+        }),
+      },
+      'keeps every variable of the computed environment (adds, never drops or changes)',
+    ],
+    [
+      'modifies the request',
+      {
+        plan: async (r: SandboxPlanRequest) => {
+          (r.argv as string[]).push('--extra');
+          return fakeBackend().plan(r);
+        },
+      },
+      'does not modify the request it is given',
+    ],
+    [
+      'plans an empty argv',
+      {
+        plan: async (r: SandboxPlanRequest) =>
+          fakeBackend().plan({ ...r, argv: r.argv.length ? r.argv : ['true'] }),
+      },
+      'rejects an empty argv with MissingCommandLineError',
+    ],
+    [
+      'reports another sandbox type',
+      {
+        plan: async (r: SandboxPlanRequest) => ({
+          ...(await fakeBackend().plan(r)),
+          sandboxType: 'something-else',
+        }),
+      },
+      'plans a command into a well-formed launch plan',
+    ],
+    [
+      'is unavailable without saying how to fix it',
+      { probe: async () => ({ available: false as const, reason: 'missing', fix: '' }) },
+      'probe() resolves with availability, or a reason and a fix',
+    ],
+    [
+      'calls a clean exit a denial',
+      { classifyDenial: () => 'denied' as const },
+      'classifyDenial(), when offered, answers for any evidence and never calls exit 0 a denial',
+    ],
+    ['has an uppercase id', { id: 'Fake' }, 'declares ux-sandbox-v1, an id and its platforms'],
+  ])('fails a backend that %s', async (_, overrides, check) => {
+    const outcomes = byName(
+      await runConformanceChecks(
+        sandboxBackendConformanceChecks(() => fakeBackend(overrides), { run: false }),
+      ),
+    );
+    expect(outcomes[check]).toBe('failed');
+  });
+});
+
+/** An in-memory spawner that pretends every command prints its argv and exits 0. */
+function fakeSpawner(): Spawner {
+  return {
+    specificationVersion: SPAWNER_SPECIFICATION_VERSION,
+    id: 'fake',
+    async spawn(request) {
+      const listeners = new Set<(chunk: Uint8Array) => void>();
+      const text = new TextEncoder().encode(request.argv.join(' '));
+      let delivered = false;
+      const process: ExecProcess = {
+        pid: undefined,
+        tty: request.tty,
+        onOutput(listener) {
+          listeners.add(listener);
+          if (!delivered) {
+            delivered = true;
+            listener(text);
+          }
+          return () => listeners.delete(listener);
+        },
+        write: async () => {
+          if (request.stdin === 'closed' && !request.tty) throw new StdinClosedError({ reason: 'no_stdin' });
+        },
+        interrupt: async () => {},
+        terminate: async () => {},
+        exited: Promise.resolve({ exitCode: 0 }),
+        closed: Promise.resolve(),
+        exitStatus: () => ({ exitCode: 0 }),
+      };
+      return process;
+    },
+  };
+}
+
+describe('spawner conformance suite', () => {
+  it('fails an in-memory spawner that does not run anything', async () => {
+    const outcomes = byName(
+      await runConformanceChecks(spawnerConformanceChecks(fakeSpawner, { timeoutMs: 200 })),
+    );
+    expect(outcomes).toMatchObject({
+      'declares ux-spawner-v1 and an id': 'passed',
+      'refuses writes to a process without stdin with StdinClosedError': 'passed',
+      'runs a command and reports its output and exit code 0': 'failed',
+      'reports a non-zero exit code as a result': 'failed',
+      'reports a signal death as 128 + the signal number': 'failed',
+      'passes exactly the given environment, nothing inherited': 'failed',
+      'exitStatus() is undefined while the process runs': 'failed',
+      'rejects an empty argv with MissingCommandLineError': 'failed',
+      'rejects a program that does not exist with SpawnFailedError naming it': 'failed',
+      'a PTY is 24 rows by 80 columns by default': 'failed',
+    });
+  });
+
+  it('fails a spawner with another specification version', async () => {
+    const outcomes = byName(
+      await runConformanceChecks(
+        spawnerConformanceChecks(
+          () => ({ ...fakeSpawner(), specificationVersion: 'v0' }) as unknown as Spawner,
+          { timeoutMs: 200 },
+        ),
+      ),
+    );
+    expect(outcomes['declares ux-spawner-v1 and an id']).toBe('failed');
+  });
+
+  it('skips PTY checks, with a reason, for a spawner without PTYs', async () => {
+    const outcomes = await runConformanceChecks(
+      spawnerConformanceChecks(fakeSpawner, { tty: false, timeoutMs: 200 }),
+    );
+    const pty = outcomes.filter((outcome) => outcome.name.includes('PTY'));
+    expect(pty.length).toBeGreaterThan(0);
+    expect(
+      pty.every(
+        (outcome) => outcome.status === 'skipped' && outcome.reason === 'the spawner does not offer PTYs',
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('reviewer conformance suite', () => {
+  const honest: Reviewer = {
+    specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+    id: 'honest',
+    review: async (_request, { signal }) => (signal.aborted ? { type: 'abort' } : { type: 'approved' }),
+  };
+
+  it('passes a reviewer that answers within the choices and honours abort', async () => {
+    expect(failed(await runConformanceChecks(reviewerConformanceChecks(() => honest)))).toEqual([]);
+  });
+
+  it('fails a reviewer that answers outside the choices and ignores abort', async () => {
+    const pushy: Reviewer = { ...honest, review: async () => ({ type: 'approved_for_session' }) };
+    expect(failed(await runConformanceChecks(reviewerConformanceChecks(() => pushy)))).toEqual([
+      'answers with a well-formed decision among the available ones',
+      'answers abort when the signal is already aborted',
+    ]);
+  });
+
+  it('fails a reviewer that never answers', async () => {
+    const silent: Reviewer = { ...honest, review: () => new Promise(() => {}) };
+    const outcomes = await runConformanceChecks(reviewerConformanceChecks(() => silent, { timeoutMs: 50 }));
+    expect(failed(outcomes)).toHaveLength(2);
+    expect(String(outcomes[1]?.error)).toContain('timed out after 50 ms waiting for a decision');
+  });
+});

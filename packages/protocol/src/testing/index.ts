@@ -1,0 +1,19 @@
+export {
+  type ConformanceCheck,
+  ConformanceFailure,
+  type ConformanceOutcome,
+  ConformanceSkip,
+  check,
+  checkEqual,
+  rejection,
+  runConformanceChecks,
+  within,
+} from './conformance-check.js';
+export { describeConformance } from './describe-conformance.js';
+export { isAlive, runToEnd, waitForOutput, waitUntilDead } from './process-helpers.js';
+export { type ReviewerConformanceOptions, reviewerConformanceChecks } from './reviewer-conformance.js';
+export {
+  type SandboxBackendConformanceOptions,
+  sandboxBackendConformanceChecks,
+} from './sandbox-backend-conformance.js';
+export { type SpawnerConformanceOptions, spawnerConformanceChecks } from './spawner-conformance.js';

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import type { ExecProcess } from '../plugins/spawner.js';
+import { within } from './conformance-check.js';
+
+/** Collects a process's output until it closes; returns the bytes and the exit status. */
+export async function runToEnd(process: ExecProcess, timeoutMs = 10_000) {
+  const chunks: Uint8Array[] = [];
+  process.onOutput((chunk) => chunks.push(Uint8Array.from(chunk)));
+  const status = await within(timeoutMs, process.exited, 'the process to exit');
+  await within(timeoutMs, process.closed, 'the output to close');
+  const output = Buffer.concat(chunks);
+  return { status, output, text: output.toString('utf8') };
+}
+
+/** Resolves when the accumulated output contains `needle`. */
+export function waitForOutput(process: ExecProcess, needle: string, timeoutMs = 5_000): Promise<string> {
+  let seen = '';
+  let unsubscribe: () => void = () => {};
+  const found = new Promise<string>((resolve) => {
+    unsubscribe = process.onOutput((chunk) => {
+      seen += Buffer.from(chunk).toString('utf8');
+      if (seen.includes(needle)) resolve(seen);
+    });
+  });
+  return within(timeoutMs, found, `output containing ${JSON.stringify(needle)}`).finally(() => unsubscribe());
+}
+
+/** Whether a pid names a live (non-zombie) process. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    if (process.platform === 'linux') return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Polls until `pid` is gone or the time runs out. */
+export async function waitUntilDead(pid: number, timeoutMs = 3_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return !isAlive(pid);
+}

@@ -1,0 +1,439 @@
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { MissingCommandLineError } from '../errors/errors.js';
+import { UxError } from '../errors/ux-error.js';
+import {
+  type LaunchPlan,
+  SANDBOX_SPECIFICATION_VERSION,
+  type SandboxBackend,
+  type SandboxPlanRequest,
+} from '../plugins/sandbox-backend.js';
+import type { EffectivePolicy } from '../policy/file-system-policy.js';
+import {
+  type ConformanceCheck,
+  ConformanceSkip,
+  check,
+  checkEqual,
+  rejection,
+  within,
+} from './conformance-check.js';
+
+export interface SandboxBackendConformanceOptions {
+  /**
+   * Run plans for real: `true` demands it (the checks fail if the backend is unavailable here),
+   * `false` checks only the planner, `'auto'` (default) runs them when this platform is one of the
+   * backend's and its probe says available, and reports them as skipped with the probe's reason otherwise.
+   */
+  run?: boolean | 'auto';
+  /** A POSIX shell inside the sandbox. Default `/bin/sh`. */
+  shell?: string;
+}
+
+const ENFORCEMENTS = ['enforced', 'advisory', 'none'];
+const ID_PATTERN = /^[a-z][a-z0-9-]*$/;
+
+/** Policies the checks plan under; `cwd` is the workspace. */
+function workspaceWrite(network: 'restricted' | 'enabled' = 'restricted'): EffectivePolicy {
+  return {
+    fileSystem: {
+      kind: 'restricted',
+      entries: [
+        { path: { type: 'special', value: 'root' }, access: 'read' },
+        { path: { type: 'special', value: 'cwd' }, access: 'write' },
+      ],
+    },
+    network,
+  };
+}
+const READ_ONLY: EffectivePolicy = {
+  fileSystem: { kind: 'restricted', entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }] },
+  network: 'restricted',
+};
+
+/**
+ * The behaviours every `SandboxBackend` must show. Planner checks run everywhere; runtime checks start
+ * the planned commands with `child_process` and verify from the host side that the sandbox held.
+ */
+export function sandboxBackendConformanceChecks(
+  createBackend: () => SandboxBackend,
+  options: SandboxBackendConformanceOptions = {},
+): ConformanceCheck[] {
+  const shell = options.shell ?? '/bin/sh';
+  const PATH = '/usr/local/bin:/usr/bin:/bin';
+  const planCwd = process.platform === 'win32' ? 'C:\\ux-conformance' : '/tmp';
+  const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanRequest => ({
+    argv: [shell, '-c', 'echo conformance'],
+    cwd: planCwd,
+    env: { PATH, UX_CONFORMANCE: '1' },
+    policy: workspaceWrite(),
+    tty: false,
+    ...overrides,
+  });
+
+  const planner: ConformanceCheck[] = [
+    {
+      name: 'declares ux-sandbox-v1, an id and its platforms',
+      run: async () => {
+        const backend = createBackend();
+        checkEqual(backend.specificationVersion, SANDBOX_SPECIFICATION_VERSION, 'specificationVersion');
+        check(
+          typeof backend.id === 'string' && ID_PATTERN.test(backend.id),
+          `id must be lowercase kebab-case, got ${JSON.stringify(backend.id)}`,
+        );
+        check(
+          Array.isArray(backend.platforms) && backend.platforms.length > 0,
+          'platforms must list at least one platform',
+        );
+      },
+    },
+    {
+      name: 'probe() resolves with availability, or a reason and a fix',
+      run: async () => {
+        const probe = await within(10_000, createBackend().probe(), 'probe()');
+        check(
+          typeof probe.available === 'boolean',
+          `probe().available must be a boolean, got ${JSON.stringify(probe)}`,
+        );
+        if (!probe.available) {
+          check(
+            typeof probe.reason === 'string' && probe.reason.trim() !== '',
+            'an unavailable probe must say why (reason)',
+          );
+          check(
+            typeof probe.fix === 'string' && probe.fix.trim() !== '',
+            'an unavailable probe must say how to fix it (fix)',
+          );
+        }
+      },
+    },
+    {
+      name: 'plans a command into a well-formed launch plan',
+      run: async () => {
+        const backend = createBackend();
+        const plan = await backend.plan(request());
+        checkPlanShape(plan, backend.id);
+      },
+    },
+    {
+      name: 'keeps every variable of the computed environment (adds, never drops or changes)',
+      run: async () => {
+        const plan = await createBackend().plan(
+          request({ env: { PATH, UX_CONFORMANCE: 'kept', EMPTY: '' } }),
+        );
+        checkEqual(plan.env.UX_CONFORMANCE, 'kept', 'UX_CONFORMANCE in the plan env');
+        checkEqual(plan.env.EMPTY, '', 'EMPTY in the plan env');
+        checkEqual(plan.env.PATH, PATH, 'PATH in the plan env');
+      },
+    },
+    {
+      name: 'does not modify the request it is given',
+      run: async () => {
+        const original = request();
+        const frozen = deepFreeze(structuredClone(original));
+        await createBackend().plan(frozen);
+        checkEqual(frozen, original, 'the request after planning');
+      },
+    },
+    {
+      name: 'plans the same request the same way twice',
+      run: async () => {
+        const backend = createBackend();
+        const first = await backend.plan(request());
+        const second = await backend.plan(request());
+        checkEqual(
+          { argv: second.argv, cwd: second.cwd, env: second.env },
+          { argv: first.argv, cwd: first.cwd, env: first.env },
+          'the second plan',
+        );
+        await first.cleanup?.();
+        await second.cleanup?.();
+      },
+    },
+    {
+      name: 'plans read-only and network-enabled policies',
+      run: async () => {
+        const backend = createBackend();
+        checkPlanShape(await backend.plan(request({ policy: READ_ONLY })), backend.id);
+        checkPlanShape(await backend.plan(request({ policy: workspaceWrite('enabled') })), backend.id);
+      },
+    },
+    {
+      name: 'rejects an empty argv with MissingCommandLineError',
+      run: async () => {
+        const error = await rejection(createBackend().plan(request({ argv: [] })), 'planning an empty argv');
+        check(
+          MissingCommandLineError.isInstance(error),
+          `expected MissingCommandLineError, got ${String(error)}`,
+        );
+      },
+    },
+    {
+      name: 'rejects a relative working directory with an invalid-arguments error',
+      run: async () => {
+        const error = await rejection(
+          createBackend().plan(request({ cwd: 'relative/dir' })),
+          'planning with a relative cwd',
+        );
+        check(
+          UxError.isInstance(error) && error.code === 'invalid_arguments',
+          `expected an invalid_arguments UxError, got ${String(error)}`,
+        );
+      },
+    },
+    {
+      name: 'classifyDenial(), when offered, answers for any evidence and never calls exit 0 a denial',
+      run: async () => {
+        const backend = createBackend();
+        if (!backend.classifyDenial) return;
+        for (const evidence of [
+          { exitCode: 0, output: 'Permission denied' },
+          { exitCode: 1, output: 'touch: cannot touch x: Read-only file system' },
+          { exitCode: 159, output: '', signal: 'SIGSYS' },
+          { exitCode: 2, output: '' },
+        ]) {
+          const verdict = backend.classifyDenial(evidence);
+          check(
+            ['denied', 'not_denied', 'unknown'].includes(verdict),
+            `verdict for ${JSON.stringify(evidence)} was ${verdict}`,
+          );
+          if (evidence.exitCode === 0) check(verdict !== 'denied', 'exit 0 must never be a denial');
+        }
+      },
+    },
+  ];
+
+  return [...planner, ...runtimeChecks(createBackend, options, shell, PATH)];
+}
+
+function runtimeChecks(
+  createBackend: () => SandboxBackend,
+  options: SandboxBackendConformanceOptions,
+  shell: string,
+  PATH: string,
+): ConformanceCheck[] {
+  const mode = options.run ?? 'auto';
+  let availability: Promise<string | undefined> | undefined;
+  /** Why runtime checks cannot run here, or undefined when they can. */
+  const unavailable = () => {
+    availability ??= (async () => {
+      const backend = createBackend();
+      if (!backend.platforms.includes(process.platform)) return `not a ${backend.platforms.join('/')} host`;
+      const probe = await backend.probe();
+      return probe.available ? undefined : `${probe.reason} (${probe.fix})`;
+    })();
+    return availability;
+  };
+
+  /** Makes a workspace and an outside directory, runs the body, removes both. */
+  async function withWorkspace(body: (dirs: { workspace: string; outside: string }) => Promise<void>) {
+    const reason = await unavailable();
+    if (reason) throw new Error(`the backend cannot run here: ${reason}`);
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'ux-sandbox-conformance-')));
+    const workspace = join(root, 'workspace');
+    const outside = join(root, 'outside');
+    mkdirSync(workspace);
+    mkdirSync(outside);
+    try {
+      await body({ workspace, outside });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+
+  async function runPlanned(policy: EffectivePolicy, cwd: string, script: string) {
+    const backend = createBackend();
+    const plan = await backend.plan({ argv: [shell, '-c', script], cwd, env: { PATH }, policy, tty: false });
+    try {
+      return await runPlan(plan);
+    } finally {
+      await plan.cleanup?.();
+    }
+  }
+
+  const items: Omit<ConformanceCheck, 'skip'>[] = [
+    {
+      name: 'runs a planned command and passes its output through',
+      run: () =>
+        withWorkspace(async ({ workspace }) => {
+          const result = await runPlanned(workspaceWrite(), workspace, 'echo sandboxed-ok');
+          checkEqual(result.exitCode, 0, `exit code (output ${JSON.stringify(result.output)})`);
+          check(result.output.includes('sandboxed-ok'), `output was ${JSON.stringify(result.output)}`);
+        }),
+    },
+    {
+      name: 'allows writes inside the working directory under workspace-write',
+      run: () =>
+        withWorkspace(async ({ workspace }) => {
+          const result = await runPlanned(workspaceWrite(), workspace, 'echo inside > inside.txt');
+          checkEqual(result.exitCode, 0, `exit code (output ${JSON.stringify(result.output)})`);
+          checkEqual(readFileSync(join(workspace, 'inside.txt'), 'utf8'), 'inside\n', 'file written inside');
+        }),
+    },
+    {
+      name: 'blocks writes outside the writable roots',
+      run: () =>
+        withWorkspace(async ({ workspace, outside }) => {
+          const target = join(outside, 'escaped.txt');
+          const result = await runPlanned(workspaceWrite(), workspace, `echo escaped > '${target}'`);
+          check(result.exitCode !== 0, 'writing outside the workspace should fail');
+          check(!existsSync(target), `${target} was created on the host`);
+          const verdict = createBackend().classifyDenial?.({
+            exitCode: result.exitCode,
+            output: result.output,
+          });
+          check(
+            verdict !== 'not_denied',
+            `the backend's classifier called a blocked write "not_denied": ${result.output}`,
+          );
+        }),
+    },
+    {
+      name: 'blocks writes in the working directory under read-only',
+      run: () =>
+        withWorkspace(async ({ workspace }) => {
+          const result = await runPlanned(READ_ONLY, workspace, 'echo no > blocked.txt');
+          check(result.exitCode !== 0, 'writing under read-only should fail');
+          check(!existsSync(join(workspace, 'blocked.txt')), 'blocked.txt was created on the host');
+        }),
+    },
+    {
+      name: 'hides a deny-read path from reads',
+      run: () =>
+        withWorkspace(async ({ workspace, outside }) => {
+          const secret = join(outside, 'secret.txt');
+          writeFileSync(secret, 'top-secret-value');
+          const policy = workspaceWrite();
+          if (policy.fileSystem.kind === 'restricted') {
+            policy.fileSystem.entries.push({ path: { type: 'path', path: outside }, access: 'none' });
+          }
+          const result = await runPlanned(policy, workspace, `cat '${secret}'`);
+          check(!result.output.includes('top-secret-value'), 'a deny-read file was readable');
+          check(result.exitCode !== 0, 'reading a deny-read file should fail');
+        }),
+    },
+    {
+      name: 'blocks TCP to a host listener when the network is restricted, and allows it when enabled',
+      run: () =>
+        withWorkspace(async ({ workspace }) => {
+          const server = createServer((socket) => socket.end('hello-from-host\n'));
+          let connections = 0;
+          server.on('connection', () => {
+            connections += 1;
+          });
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          const port = (server.address() as { port: number }).port;
+          const probe = `"${process.execPath}" -e "require('net').connect(${port},'127.0.0.1').on('data',d=>{process.stdout.write(d);process.exit(0)}).on('error',e=>{console.error(e.code);process.exit(3)})"`;
+          try {
+            const blocked = await runPlanned(workspaceWrite('restricted'), workspace, probe);
+            check(
+              blocked.exitCode !== 0,
+              `the connection succeeded under a restricted network: ${blocked.output}`,
+            );
+            checkEqual(connections, 0, 'connections the listener accepted under a restricted network');
+            const allowed = await runPlanned(workspaceWrite('enabled'), workspace, probe);
+            check(
+              allowed.output.includes('hello-from-host'),
+              `the connection failed under an enabled network: ${allowed.output}`,
+            );
+          } finally {
+            await new Promise((resolve) => server.close(resolve));
+          }
+        }),
+    },
+  ];
+
+  return items.map((item) => ({
+    ...item,
+    skip: mode === false ? 'runtime checks turned off' : undefined,
+    run: async () => {
+      if (mode === 'auto') {
+        const reason = await unavailable();
+        // 'auto' on a host that cannot run the backend: reported as skipped with the probe's reason.
+        if (reason) throw new ConformanceSkip(reason);
+      }
+      await item.run();
+    },
+  }));
+}
+
+function checkPlanShape(plan: LaunchPlan, id: string): void {
+  check(Array.isArray(plan.argv) && plan.argv.length > 0, 'plan.argv must be a non-empty array');
+  check(
+    plan.argv.every((part) => typeof part === 'string'),
+    'plan.argv must hold only strings',
+  );
+  check(
+    typeof plan.cwd === 'string' && (isAbsolute(plan.cwd) || /^[A-Za-z]:\\/.test(plan.cwd)),
+    `plan.cwd must be absolute, got ${plan.cwd}`,
+  );
+  check(
+    typeof plan.env === 'object' &&
+      plan.env !== null &&
+      Object.values(plan.env).every((v) => typeof v === 'string'),
+    'plan.env must map names to strings',
+  );
+  check(
+    plan.sandboxType === id,
+    `plan.sandboxType must be the backend id "${id}", got ${JSON.stringify(plan.sandboxType)}`,
+  );
+  check(
+    ENFORCEMENTS.includes(plan.enforcement?.fileSystem) && ENFORCEMENTS.includes(plan.enforcement?.network),
+    `plan.enforcement must say enforced/advisory/none for fileSystem and network, got ${JSON.stringify(plan.enforcement)}`,
+  );
+  check(Array.isArray(plan.enforcement.notes), 'plan.enforcement.notes must be an array');
+  check(
+    plan.cleanup === undefined || typeof plan.cleanup === 'function',
+    'plan.cleanup must be a function when present',
+  );
+}
+
+/** Runs a plan with plain child_process and returns its merged output and exit code. */
+function runPlan(plan: LaunchPlan): Promise<{ exitCode: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+      cwd: plan.cwd,
+      env: plan.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, 15_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code ?? 128 + (signal === 'SIGKILL' ? 9 : 15), output });
+    });
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import {
+  execCommandToolDefinition,
+  shellCommandToolDefinition,
+  writeStdinToolDefinition,
+} from './tool-definitions.js';
+
+type Schema = {
+  properties: Record<string, { description?: string; enum?: string[]; type?: string }>;
+  required: string[];
+};
+
+describe('tool definitions', () => {
+  it('describes exec_command with cmd required and no extra keys allowed', () => {
+    const tool = execCommandToolDefinition();
+    expect(tool.name).toBe('exec_command');
+    expect(tool.parameters).toMatchObject({ type: 'object', required: ['cmd'], additionalProperties: false });
+    expect(tool.parameters).not.toHaveProperty('$schema');
+    const schema = tool.parameters as Schema;
+    expect(Object.keys(schema.properties)).toEqual([
+      'cmd',
+      'workdir',
+      'shell',
+      'tty',
+      'login',
+      'yield_time_ms',
+      'max_output_tokens',
+      'sandbox_permissions',
+      'justification',
+      'prefix_rule',
+    ]);
+    for (const [name, property] of Object.entries(schema.properties)) {
+      expect(property.description, `${name} has a description`).toMatch(/\S/);
+    }
+    expect(schema.properties.sandbox_permissions?.enum).toEqual(['use_default', 'require_escalated']);
+    expect(schema.properties.yield_time_ms).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(schema.properties.yield_time_ms).not.toHaveProperty('maximum');
+  });
+
+  it('offers exactly the parameters of the variant', () => {
+    const zshFork = execCommandToolDefinition({ shell: false, login: false }).parameters as Schema;
+    expect(zshFork.properties).not.toHaveProperty('shell');
+    expect(zshFork.properties).not.toHaveProperty('login');
+    const full = execCommandToolDefinition({ environmentId: true, additionalPermissions: true })
+      .parameters as Schema;
+    expect(full.properties).toHaveProperty('environment_id');
+    expect(full.properties).toHaveProperty('additional_permissions');
+    expect(full.properties.sandbox_permissions?.enum).toEqual([
+      'use_default',
+      'require_escalated',
+      'with_additional_permissions',
+    ]);
+    expect(full.properties.additional_permissions).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+    });
+  });
+
+  it('adds the Windows notes only on Windows', () => {
+    expect(execCommandToolDefinition({ platform: 'win32' }).description).toContain('PowerShell');
+    expect(execCommandToolDefinition({ platform: 'linux' }).description).not.toContain('PowerShell');
+  });
+
+  it('describes write_stdin with session_id required', () => {
+    const tool = writeStdinToolDefinition();
+    expect(tool.parameters).toMatchObject({
+      type: 'object',
+      required: ['session_id'],
+      additionalProperties: false,
+      properties: {
+        session_id: { type: 'integer', minimum: 0, maximum: 2147483647 },
+        chars: { type: 'string' },
+      },
+    });
+  });
+
+  it('declares the structured result with wall time and output required', () => {
+    expect(execCommandToolDefinition().outputSchema).toMatchObject({
+      type: 'object',
+      required: ['wall_time_seconds', 'output'],
+      properties: {
+        chunk_id: { type: 'string' },
+        wall_time_seconds: { type: 'number' },
+        exit_code: { type: 'integer' },
+        session_id: { type: 'integer' },
+        original_token_count: { type: 'integer' },
+        output: { type: 'string' },
+      },
+    });
+  });
+
+  it('describes the standalone shell_command tool', () => {
+    expect(shellCommandToolDefinition().parameters).toMatchObject({
+      required: ['command'],
+      additionalProperties: false,
+      properties: {
+        command: { type: 'string' },
+        workdir: { type: 'string' },
+        timeout_ms: { type: 'integer' },
+      },
+    });
+  });
+});

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Idempotent set-up shared by `npm run main`, `npm test` and CI: the pinned pnpm, native-addon
+# headers for node-gyp, dependencies, and a build. A warm checkout pays only for turbo's cache check.
+set -eu
+cd "$(dirname "$0")/.."
+
+node -e '
+const [maj, min] = process.versions.node.split(".").map(Number);
+if (maj < 20 || (maj === 20 && min < 19)) {
+  console.error(`ux needs Node.js >= 20.19 (found ${process.versions.node}); install a newer Node.js and retry.`);
+  process.exit(1);
+}'
+
+want_pnpm=$(node -p 'require("./package.json").packageManager.split("@")[1]')
+if [ "$(pnpm --version 2>/dev/null || true)" != "$want_pnpm" ]; then
+  echo "setup: installing pnpm@$want_pnpm with npm" >&2
+  npm install --global --no-audit --no-fund "pnpm@$want_pnpm" >&2
+fi
+
+# node-pty builds with node-gyp; pnpm's node-gyp ignores npm's config and would try to download
+# headers, which fails offline. Point it at the headers that ship with this Node.
+if [ -z "${npm_config_nodedir:-}" ]; then
+  node_prefix=$(dirname "$(dirname "$(command -v node)")")
+  if [ -f "$node_prefix/include/node/node.h" ]; then
+    npm_config_nodedir=$node_prefix
+    export npm_config_nodedir
+  fi
+fi
+
+export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
+pnpm install --frozen-lockfile --reporter=append-only >&2
+pnpm exec turbo run build --output-logs=errors-only >&2

@@ -1,0 +1,3 @@
+export { expectNoLeaks, type ProcessSnapshot, snapshotProcess, useLeakCheck } from './leak-check.js';
+export { tempDir } from './temp-dir.js';
+export { createUnshareTestSandbox } from './unshare-test-sandbox.js';
