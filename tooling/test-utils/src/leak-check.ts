@@ -52,18 +52,22 @@ export function snapshotProcess(): ProcessSnapshot {
 }
 
 /**
- * Waits (up to `timeoutMs`) for every descendant to end and every leak-prone descriptor opened since
- * `baseline` to close; throws a message naming what is left.
+ * Waits (up to `timeoutMs`) for every descendant started since `baseline` to end and every leak-prone
+ * descriptor opened since then to close; throws a message naming what is left. Processes and
+ * descriptors that already existed at the baseline (a host reaper started in `beforeAll`, say) are not
+ * leaks of the suite.
  */
 export async function expectNoLeaks(baseline: ProcessSnapshot, timeoutMs = 3_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const now = snapshotProcess();
+    const known = new Set(baseline.descendants.map((d) => d.pid));
+    const extraProcesses = now.descendants.filter((d) => !known.has(d.pid));
     const extraFds = [...now.fds].filter(([fd, target]) => baseline.fds.get(fd) !== target);
-    if (now.descendants.length === 0 && extraFds.length === 0) return;
+    if (extraProcesses.length === 0 && extraFds.length === 0) return;
     if (Date.now() >= deadline) {
       const lines = [
-        ...now.descendants.map((d) => `process ${d.pid} still running: ${d.command}`),
+        ...extraProcesses.map((d) => `process ${d.pid} still running: ${d.command}`),
         ...extraFds.map(([fd, target]) => `fd ${fd} still open: ${target}`),
       ];
       throw new Error(`leaked after the suite:\n  ${lines.join('\n  ')}`);

@@ -108,7 +108,7 @@ export class SpawnFailedError extends UxError {
   ) {
     super(
       'spawn_failed',
-      `failed to start ${fields.path ?? fields.command[0] ?? '(empty argv)'}: ${fields.reason}`,
+      `failed to start ${fields.command[0] ?? fields.path ?? '(empty argv)'}: ${fields.reason}`,
       options,
     );
     this.name = 'SpawnFailedError';

@@ -1,0 +1,45 @@
+import type { ExecProcess, ExitStatus } from '@ux/protocol';
+import type { OutputTracker } from './output-tracker.js';
+import { EARLY_EXIT_GRACE_PERIOD_MS, EARLY_EXIT_OUTPUT_SETTLE_MS } from './spawn-constants.js';
+
+export type EarlyExit =
+  | { exited: false }
+  | {
+      exited: true;
+      status: ExitStatus;
+      /** A copy of the retained output; the buffer is left as it was. */
+      output: Uint8Array;
+    };
+
+/**
+ * The window in which an exit may be a sandbox denial: waits up to 150 ms for the process to exit;
+ * if it did, waits up to 20 ms more for one more piece of output (unless the output already closed)
+ * and returns a snapshot of what was retained.
+ */
+export async function waitForEarlyExit(
+  process: ExecProcess,
+  tracker: OutputTracker,
+  options: { graceMs?: number; settleMs?: number } = {},
+): Promise<EarlyExit> {
+  const status =
+    process.exitStatus() ??
+    (await raceTimeout(process.exited, options.graceMs ?? EARLY_EXIT_GRACE_PERIOD_MS));
+  if (!status) return { exited: false };
+  if (!tracker.outputClosed)
+    await raceTimeout(tracker.nextChange(), options.settleMs ?? EARLY_EXIT_OUTPUT_SETTLE_MS);
+  return { exited: true, status, output: tracker.buffer.snapshot() };
+}
+
+async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

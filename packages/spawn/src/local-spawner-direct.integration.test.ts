@@ -1,0 +1,33 @@
+import { closeSync } from 'node:fs';
+import { describeConformance, spawnerConformanceChecks } from '@ux/protocol/testing';
+import { useLeakCheck } from '@ux/test-utils';
+import { beforeAll, expect, it } from 'vitest';
+import { inheritableFds } from './inheritable-fds.js';
+import { createLocalSpawner } from './local-spawner.js';
+
+// The fast path: a host without inheritable descriptors starts pipe children directly. This worker may
+// have inherited some from whatever started the test run; closing its copies makes it such a host.
+for (const fd of inheritableFds() ?? []) closeSync(fd);
+const spawner = createLocalSpawner();
+
+beforeAll(async () => {
+  const child = await spawner.spawn({
+    argv: ['true'],
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin' },
+    tty: false,
+    stdin: 'closed',
+  });
+  await child.closed;
+});
+useLeakCheck();
+
+it('starts pipe children directly when nothing would leak', () => {
+  expect(inheritableFds()).toEqual([]);
+  expect(spawner.pipesThroughHelper).toBe(false);
+});
+
+describeConformance(
+  'local spawner, direct pipes',
+  spawnerConformanceChecks(() => spawner),
+);

@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import { constants, openSync } from 'node:fs';
+import {
+  type ExecProcess,
+  InvalidArgumentsError,
+  MissingCommandLineError,
+  SPAWNER_SPECIFICATION_VERSION,
+  type Spawner,
+  SpawnFailedError,
+  type SpawnRequest,
+} from '@ux/protocol';
+import { checkedHelperPath, defaultHelperPath, helperArgs } from './helper-path.js';
+import { HostReaper } from './host-reaper.js';
+import { inheritableFds } from './inheritable-fds.js';
+import { loadNodePtyNative, type NativeTerminal, type NodePtyNative } from './node-pty-native.js';
+import { PipeProcess } from './pipe-process.js';
+import { ProcessGroup } from './process-group.js';
+import { PtyProcess } from './pty-process.js';
+import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
+import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
+import { validSize } from './terminal-size.js';
+
+export interface LocalSpawnerSettings {
+  /** Path of the compiled `ux-spawn-helper`; defaults to the one built with this package. */
+  helperPath?: string;
+  /**
+   * When pipe children go through the helper that closes inherited descriptors: `auto` (default) when
+   * this host holds descriptors without close-on-exec (checked at the first spawn), `always` for every
+   * child. PTY children always go through it.
+   */
+  fdHygiene?: 'auto' | 'always';
+}
+
+export interface LocalSpawner extends Spawner {
+  /** The pid of the host reaper, once a child has been started (diagnostics). */
+  readonly reaperPid: number | undefined;
+  /** Whether pipe children go through the helper; known after the first spawn (diagnostics). */
+  readonly pipesThroughHelper: boolean | undefined;
+}
+
+/**
+ * Starts commands on this machine: pipes through child_process, PTYs through node-pty. Every child
+ * leads its own process group and session, gets exactly the environment it is given, inherits no
+ * descriptor beyond stdio, and is killed with its whole group if the host dies.
+ */
+export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSpawner {
+  const helperPath = settings.helperPath ?? defaultHelperPath();
+  let needsHygiene: boolean | undefined = settings.fdHygiene === 'always' ? true : undefined;
+  let native: NodePtyNative | undefined;
+  const hygiene = () => {
+    // Descriptors without close-on-exec come from whoever started the host; check once.
+    needsHygiene ??= inheritableFds()?.length !== 0;
+    return needsHygiene;
+  };
+  const reaper = new HostReaper((shArgs) =>
+    hygiene()
+      ? {
+          file: checkedHelperPath(helperPath, ['/bin/sh']),
+          args: helperArgs({ hostPid: 0, program: '/bin/sh', argv0: 'sh', args: shArgs }),
+        }
+      : { file: '/bin/sh', args: shArgs },
+  );
+
+  async function spawnLocal(request: SpawnRequest): Promise<ExecProcess> {
+    const { argv, cwd } = request;
+    if (argv.length === 0) throw new MissingCommandLineError();
+    validate(request);
+    checkWorkingDirectory(argv, cwd);
+    const program = resolveProgram(argv, request.env, cwd);
+    const argv0 = request.arg0 ?? argv[0]!;
+    const env = { ...request.env };
+
+    if (request.tty) {
+      native ??= loadNative(argv);
+      const size = request.size ?? DEFAULT_PTY_SIZE;
+      let process_: PtyProcess | undefined;
+      let early: [number, number] | undefined;
+      let terminal: NativeTerminal;
+      try {
+        terminal = native.fork(
+          checkedHelperPath(helperPath, argv),
+          helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) }),
+          Object.entries(env).map(([name, value]) => `${name}=${value}`),
+          cwd,
+          size.cols,
+          size.rows,
+          -1,
+          -1,
+          true,
+          native.helperPath,
+          (code, signal) => {
+            if (process_) process_.onExit(code, signal);
+            else early = [code, signal];
+          },
+        );
+      } catch (error) {
+        throw new SpawnFailedError(
+          { command: argv, path: program, reason: (error as Error).message },
+          { cause: error },
+        );
+      }
+      process_ = new PtyProcess(
+        native,
+        terminal,
+        holdSlave(terminal.pty),
+        new ProcessGroup(terminal.pid, reaper),
+      );
+      if (early) process_.onExit(...early);
+      return process_;
+    }
+
+    const viaHelper = hygiene();
+    const file = viaHelper ? checkedHelperPath(helperPath, argv) : program;
+    const args = viaHelper
+      ? helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) })
+      : argv.slice(1);
+    const child = spawn(file, args, {
+      cwd,
+      env,
+      argv0: viaHelper ? undefined : argv0,
+      detached: true,
+      stdio: [request.stdin === 'pipe' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+      });
+    } catch (error) {
+      throw new SpawnFailedError(
+        { command: argv, path: program, reason: (error as Error).message },
+        { cause: error },
+      );
+    }
+    return new PipeProcess(child, new ProcessGroup(child.pid!, reaper));
+  }
+
+  return {
+    specificationVersion: SPAWNER_SPECIFICATION_VERSION,
+    id: 'local',
+    spawn: spawnLocal,
+    get reaperPid() {
+      return reaper.pid;
+    },
+    get pipesThroughHelper() {
+      return needsHygiene;
+    },
+  };
+}
+
+function loadNative(argv: readonly string[]): NodePtyNative {
+  try {
+    return loadNodePtyNative();
+  } catch (error) {
+    throw new SpawnFailedError(
+      {
+        command: argv,
+        reason: `node-pty could not be loaded (${(error as Error).message}); reinstall it with a C++ toolchain available`,
+      },
+      { cause: error },
+    );
+  }
+}
+
+/** Refuses what the OS would reject or mangle: NUL bytes, `=` in names, nonsense PTY sizes. */
+function validate(request: SpawnRequest): void {
+  const issues: { path: string; message: string }[] = [];
+  request.argv.forEach((arg, index) => {
+    if (typeof arg !== 'string') issues.push({ path: `argv[${index}]`, message: 'must be a string' });
+    else if (arg.includes('\0'))
+      issues.push({ path: `argv[${index}]`, message: 'must not contain a NUL byte' });
+  });
+  for (const [name, value] of Object.entries(request.env)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) {
+      issues.push({ path: `env.${name}`, message: 'is not a valid variable name' });
+    } else if (typeof value !== 'string') {
+      issues.push({ path: `env.${name}`, message: 'must be a string' });
+    } else if (value.includes('\0')) {
+      issues.push({ path: `env.${name}`, message: 'must not contain a NUL byte' });
+    }
+  }
+  if (request.size && !validSize(request.size)) {
+    issues.push({ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' });
+  }
+  if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'spawn', issues });
+}
+
+/** The host's own hold on the terminal's slave side, so the child's last output cannot be lost. */
+function holdSlave(path: string): number | undefined {
+  try {
+    return openSync(path, constants.O_RDWR | constants.O_NOCTTY);
+  } catch {
+    // The terminal is already gone (the child exited and the slave was torn down): nothing to hold.
+    return undefined;
+  }
+}

@@ -1,0 +1,48 @@
+import type { ExecProcess } from '@ux/protocol';
+import { HeadTailBuffer } from './head-tail-buffer.js';
+import { UNIFIED_EXEC_OUTPUT_MAX_BYTES } from './spawn-constants.js';
+
+/**
+ * A process's retained output: every chunk goes into a head/tail buffer that tool calls drain, and
+ * waiters are woken on each chunk and when the output closes.
+ */
+export class OutputTracker {
+  readonly buffer: HeadTailBuffer;
+  private closedFlag = false;
+  // One shared promise for "the next change": callers that give up waiting leave nothing behind.
+  private next: Promise<void> | undefined;
+  private resolveNext: (() => void) | undefined;
+
+  constructor(process: ExecProcess, maxBytes = UNIFIED_EXEC_OUTPUT_MAX_BYTES) {
+    this.buffer = new HeadTailBuffer(maxBytes);
+    process.onOutput((chunk) => {
+      this.buffer.push(chunk);
+      this.wake();
+    });
+    void process.closed.then(() => {
+      this.closedFlag = true;
+      this.wake();
+    });
+  }
+
+  /** True once every byte of output has arrived. */
+  get outputClosed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Resolves at the next chunk or when the output closes (at once if it already has). */
+  nextChange(): Promise<void> {
+    if (this.closedFlag) return Promise.resolve();
+    this.next ??= new Promise((resolve) => {
+      this.resolveNext = resolve;
+    });
+    return this.next;
+  }
+
+  private wake(): void {
+    const resolve = this.resolveNext;
+    this.next = undefined;
+    this.resolveNext = undefined;
+    resolve?.();
+  }
+}

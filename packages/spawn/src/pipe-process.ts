@@ -1,0 +1,75 @@
+import type { ChildProcess } from 'node:child_process';
+import { type ExecProcess, type ExitStatus, StdinClosedError, UxError } from '@ux/protocol';
+import { exitStatusFrom } from './exit-status.js';
+import { OutputHub } from './output-hub.js';
+import type { ProcessGroup } from './process-group.js';
+import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
+
+/** A child on pipes: stdout and stderr merged in arrival order, stdin a pipe or /dev/null. */
+export class PipeProcess implements ExecProcess {
+  readonly tty = false;
+  readonly exited: Promise<ExitStatus>;
+  readonly closed: Promise<void>;
+  private readonly hub = new OutputHub();
+  private status: ExitStatus | undefined;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly group: ProcessGroup,
+  ) {
+    const emit = (chunk: Buffer) => this.hub.emit(chunk);
+    child.stdout?.on('data', emit);
+    child.stderr?.on('data', emit);
+    // Writes to a child that stopped reading end in EPIPE; the write already resolved.
+    child.stdin?.on('error', () => {});
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.status = exitStatusFrom(code, signal);
+        resolve(this.status);
+      });
+    });
+    this.closed = new Promise((resolve) => {
+      child.once('close', () => {
+        group.leaderDone();
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  onOutput(listener: (chunk: Uint8Array) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  /** Queues bytes for the child. Resolves once queued; refuses when the child is not reading. */
+  async write(data: Uint8Array | string): Promise<void> {
+    const stdin = this.child.stdin;
+    if (!stdin) throw new StdinClosedError({ processId: this.pid, reason: 'no_stdin' });
+    if (this.status || stdin.destroyed || stdin.writableEnded) {
+      throw new StdinClosedError({ processId: this.pid, reason: 'exited' });
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (stdin.writableLength + bytes.length > MAX_STDIN_QUEUED_BYTES) {
+      throw new UxError(
+        'invalid_arguments',
+        `refusing to write ${bytes.length} bytes: ${stdin.writableLength} bytes are still waiting for the process to read them (limit ${MAX_STDIN_QUEUED_BYTES})`,
+      );
+    }
+    stdin.write(bytes);
+  }
+
+  async interrupt(): Promise<void> {
+    this.group.signal('SIGINT');
+  }
+
+  async terminate(): Promise<void> {
+    this.group.signal('SIGKILL');
+  }
+
+  exitStatus(): ExitStatus | undefined {
+    return this.status;
+  }
+}

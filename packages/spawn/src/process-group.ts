@@ -1,0 +1,60 @@
+import type { HostReaper } from './host-reaper.js';
+
+/**
+ * The process group a child leads (it was started with setsid, so pgid == pid). Signals go to the
+ * whole group. Once the group is known to be empty, signals become no-ops: the number may be reused
+ * by an unrelated group.
+ */
+export class ProcessGroup {
+  private gone = false;
+  private recheck: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly pgid: number,
+    private readonly reaper: HostReaper,
+  ) {
+    reaper.register(pgid);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.gone) return;
+    try {
+      process.kill(-this.pgid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') this.release();
+    }
+  }
+
+  /**
+   * Called when the leader's output has closed: the group is released once no member is left.
+   * Members that outlive the leader (`cmd &`) keep the group guarded, checked once a second.
+   */
+  leaderDone(): void {
+    if (this.gone || this.recheck) return;
+    if (!this.hasMembers()) {
+      this.release();
+      return;
+    }
+    this.recheck = setInterval(() => {
+      if (!this.hasMembers()) this.release();
+    }, 1000);
+    this.recheck.unref();
+  }
+
+  private hasMembers(): boolean {
+    try {
+      process.kill(-this.pgid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+
+  private release(): void {
+    if (this.gone) return;
+    this.gone = true;
+    if (this.recheck) clearInterval(this.recheck);
+    this.recheck = undefined;
+    this.reaper.unregister(this.pgid);
+  }
+}
