@@ -1,0 +1,338 @@
+import {
+  type AdditionalPermissions,
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  approvalPolicyName,
+  type EffectivePolicy,
+  effectivePolicyFromSandboxPolicy,
+  hasDenyRead,
+  InvalidArgumentsError,
+  isAbsolutePath,
+  MissingCommandLineError,
+  type NetworkApprovalContext,
+  RejectedError,
+  type Reviewer,
+  type SandboxPermissions,
+  type SandboxPolicy,
+  type SandboxRegistry,
+} from '@ux/protocol';
+import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
+import { availableDecisions } from '../approval/available-decisions.js';
+import { canonicalCommand } from '../approval/canonical-command.js';
+import type { PermissionHook, PermissionHookRequest } from '../approval/permission-hook.js';
+import { requestApproval } from '../approval/request-approval.js';
+import { type ApprovalRequirement, approvalRequirement } from '../policy/approval-requirement.js';
+import { createExecPolicy, type ExecPolicy } from '../policy/exec-policy.js';
+import type { RuleWriter } from '../policy/rule-file-appender.js';
+import { isSandboxDenial } from '../sandbox/is-likely-sandbox-denied.js';
+import { needsSandbox } from '../sandbox/needs-sandbox.js';
+import { createSandboxSelector, type SandboxSelector } from '../sandbox/sandbox-selector.js';
+import { widenPolicy } from '../sandbox/widen-policy.js';
+import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
+import { shellInvocation } from '../shell/shell-invocation.js';
+import { shlexJoin } from '../shell/shlex-join.js';
+import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
+import { runAttempts } from './attempt-loop.js';
+import { escalationPreGate } from './escalation-pre-gate.js';
+
+export interface OrchestratorSettings {
+  /** Registered sandbox backends; the orchestrator imports none itself. */
+  sandboxRegistry: SandboxRegistry;
+  /** Backend ids the config enables, in order of preference; default every registered one. */
+  enabledBackends?: readonly string[];
+  /** Backend ids managed requirements allow; default any. */
+  allowedBackends?: readonly string[];
+  /** Default `process.platform`. */
+  platform?: NodeJS.Platform;
+  approvalPolicy: ApprovalPolicy;
+  /** What sandboxed commands may do: the split form, or the classic `SandboxPolicy`. */
+  policy: EffectivePolicy | SandboxPolicy;
+  /** A managed network proxy is active (then every command is sandboxed). */
+  managedNetwork?: boolean;
+  /** Prefix rules; default none. Amendments approved in this session are added to it. */
+  execPolicy?: ExecPolicy;
+  /** Checked before any reviewer, in order. */
+  permissionHooks?: readonly PermissionHook[];
+  /**
+   * An automatic reviewer. It answers instead of the user under `on-request` and `granular` (Codex's
+   * `approvals_reviewer = auto_review`), and for every approval of a turn with `strictAutoReview`.
+   */
+  autoReviewer?: Reviewer;
+  /** The user. */
+  reviewer: Reviewer;
+  /** The session's approval cache; default a fresh one (one per orchestrator). */
+  approvalStore?: ApprovalStore;
+  /** Saves an `approved_execpolicy_amendment` (e.g. `createRuleFileAppender(path)`); default: session only. */
+  ruleWriter?: RuleWriter;
+  /** Default: the shared tree-sitter-bash parser, loaded on the first run. */
+  bashParser?: BashParser;
+  /** Problems that do not stop a command (a rule that could not be saved). */
+  onWarning?: (message: string) => void;
+}
+
+/** One command to decide on and run. */
+export interface OrchestratorRequest {
+  callId: string;
+  turnId?: string;
+  /** The argv before sandboxing, e.g. `['/bin/bash', '-lc', 'cargo test']`. */
+  argv: readonly string[];
+  /** Absolute working directory. */
+  cwd: string;
+  tty: boolean;
+  /** Default `use_default`. */
+  sandboxPermissions?: SandboxPermissions;
+  /** Required with `with_additional_permissions`, refused otherwise. */
+  additionalPermissions?: AdditionalPermissions;
+  /** The requested permissions were granted earlier (`request_permissions`); no pre-gate, no prompt for them. */
+  permissionsPreapproved?: boolean;
+  /** The model's reason, shown when asking. */
+  justification?: string;
+  /** The model's suggested prefix for a saved rule. */
+  prefixRule?: readonly string[];
+  /** This turn sends every approval, retries included, to the automatic reviewer. */
+  strictAutoReview?: boolean;
+  /** Aborts pending reviews (they answer `abort`); passed on to the attempts. */
+  signal?: AbortSignal;
+}
+
+export interface Orchestrator {
+  /**
+   * Decides, asks, picks the sandbox, runs `attempt` and applies the retry gates. Resolves with the
+   * outcome (completed, or a sandbox denial to render as an ordinary receipt). Rejects with
+   * `RejectedError` (policy, hook, user, reviewer; `ApprovalAbortedError` when the turn must stop),
+   * `SandboxUnavailableError` (fail closed), `MissingCommandLineError` / `InvalidArgumentsError`, or
+   * whatever `attempt` threw.
+   */
+  run<T>(request: OrchestratorRequest, attempt: Attempt<T>): Promise<OrchestratorOutcome<T>>;
+  /** The approval requirement alone, without asking or running (for explanations and dry runs). */
+  requirement(request: OrchestratorRequest): Promise<ApprovalRequirement>;
+  /** The current rules, including amendments approved in this session. */
+  readonly execPolicy: ExecPolicy;
+  readonly sandboxes: SandboxSelector;
+}
+
+/**
+ * Policy in one place: exec-policy rules and command safety, the approval requirement and cache, the
+ * reviewer chain, sandbox selection, the deny heuristic and the retry gates. It never spawns: the
+ * caller's `attempt` does, so PTY, pipe and remote runs share every decision.
+ */
+export function createOrchestrator(settings: OrchestratorSettings): Orchestrator {
+  const platform = settings.platform ?? process.platform;
+  const policy =
+    'type' in settings.policy ? effectivePolicyFromSandboxPolicy(settings.policy) : settings.policy;
+  const approvalPolicy = settings.approvalPolicy;
+  const sandboxes = createSandboxSelector({
+    sandboxRegistry: settings.sandboxRegistry,
+    platform,
+    ...(settings.enabledBackends ? { enabledBackends: settings.enabledBackends } : {}),
+    ...(settings.allowedBackends ? { allowedBackends: settings.allowedBackends } : {}),
+  });
+  const store = settings.approvalStore ?? createApprovalStore();
+  const chain = {
+    hooks: settings.permissionHooks ?? [],
+    ...(settings.autoReviewer ? { autoReviewer: settings.autoReviewer } : {}),
+    user: settings.reviewer,
+    store,
+  };
+  const routedToAutoReviewer =
+    settings.autoReviewer !== undefined &&
+    ['on-request', 'granular'].includes(approvalPolicyName(approvalPolicy));
+  let execPolicy = settings.execPolicy ?? createExecPolicy();
+  const parser = () => (settings.bashParser ? Promise.resolve(settings.bashParser) : loadBashParser());
+
+  const evaluate = (request: OrchestratorRequest, bash: BashParser): ApprovalRequirement => {
+    const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
+    return approvalRequirement({
+      argv: request.argv,
+      approvalPolicy,
+      fileSystemKind: policy.fileSystem.kind,
+      sandboxPermissions: request.permissionsPreapproved ? 'use_default' : sandboxPermissions,
+      ...(request.prefixRule ? { prefixRule: request.prefixRule } : {}),
+      execPolicy,
+      bash,
+      platform,
+    });
+  };
+
+  const saveAmendment = async (prefix: string[]) => {
+    execPolicy = execPolicy.withRule({
+      pattern: prefix,
+      decision: 'allow',
+      source: { file: '(approved in this session)' },
+    });
+    if (!settings.ruleWriter) return;
+    try {
+      await settings.ruleWriter(prefix);
+    } catch (error) {
+      settings.onWarning?.(
+        `the rule ${JSON.stringify(prefix)} applies for this session but could not be saved: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  };
+
+  return {
+    get execPolicy() {
+      return execPolicy;
+    },
+    sandboxes,
+
+    async requirement(request) {
+      validate(request);
+      return evaluate(request, await parser());
+    },
+
+    async run(request, attempt) {
+      validate(request);
+      const bash = await parser();
+      const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
+      const preGate = escalationPreGate({
+        approvalPolicy,
+        sandboxPermissions,
+        permissionsPreapproved: request.permissionsPreapproved ?? false,
+      });
+      if (preGate) throw preGate;
+
+      const requirement = evaluate(request, bash);
+      if (requirement.type === 'forbidden')
+        throw new RejectedError({ reason: requirement.reason, source: 'policy' });
+
+      // Choose the first sandbox before asking anyone, so nobody approves a command that cannot run.
+      const denyRead = hasDenyRead(policy.fileSystem);
+      const attemptPolicy =
+        sandboxPermissions === 'with_additional_permissions'
+          ? widenPolicy(policy, request.additionalPermissions, request.cwd)
+          : policy;
+      const skipSandbox =
+        (requirement.type === 'skip' && requirement.bypassSandbox) ||
+        sandboxPermissions === 'require_escalated';
+      // Deny-read keeps the sandbox even for an approved escalation: unsandboxed would expose the hidden files.
+      const wantSandbox =
+        (denyRead || !skipSandbox) &&
+        needsSandbox(attemptPolicy, { managedNetwork: settings.managedNetwork ?? false });
+      const firstSandbox: SelectedSandbox | null = wantSandbox
+        ? { backend: await sandboxes.select(), policy: attemptPolicy }
+        : null;
+
+      const strict = request.strictAutoReview ?? false;
+      const reviewer = strict || routedToAutoReviewer ? 'auto' : 'user';
+      const amendment = requirement.proposedAmendment;
+      const cacheKey = approvalKey({
+        command: canonicalCommand(request.argv, bash),
+        cwd: request.cwd,
+        tty: request.tty,
+        sandbox_permissions: sandboxPermissions,
+        ...(request.additionalPermissions ? { additional_permissions: request.additionalPermissions } : {}),
+      });
+      const signal = request.signal ?? new AbortController().signal;
+
+      const ask = async (question: {
+        phase: 'initial' | 'retry';
+        reason: string | undefined;
+        hooks: 'allow_and_deny' | 'deny_only' | 'skip';
+        networkContext?: NetworkApprovalContext | null;
+      }) => {
+        const additional = sandboxPermissions === 'with_additional_permissions';
+        const network = question.networkContext ?? null;
+        const offerAmendment =
+          amendment !== undefined && !additional && network === null && reviewer === 'user';
+        const approvalRequest: ApprovalRequest = {
+          call_id: request.callId,
+          ...(request.turnId ? { turn_id: request.turnId } : {}),
+          command: [...request.argv],
+          cwd: request.cwd,
+          ...(question.reason === undefined ? {} : { reason: question.reason }),
+          retry: question.phase === 'retry',
+          ...(offerAmendment ? { proposed_execpolicy_amendment: amendment } : {}),
+          ...(additional && request.additionalPermissions
+            ? { additional_permissions: request.additionalPermissions }
+            : {}),
+          ...(network ? { network_approval_context: network } : {}),
+          available_decisions: availableDecisions({
+            additionalPermissions: additional,
+            amendment: offerAmendment,
+            network: network !== null,
+            automatic: reviewer === 'auto',
+          }),
+        };
+        const decision = await requestApproval(chain, {
+          request: approvalRequest,
+          hookRequest: hookRequest(request, question.phase),
+          hooks: question.hooks,
+          reviewer,
+          cacheKey,
+          signal,
+        });
+        if (decision.type === 'approved_execpolicy_amendment') await saveAmendment(decision.amendment);
+      };
+
+      let alreadyApproved = false;
+      if (requirement.type === 'needs_approval') {
+        await ask({
+          phase: 'initial',
+          reason: requirement.reason ?? request.justification,
+          hooks: strict ? 'skip' : 'allow_and_deny',
+        });
+        alreadyApproved = true;
+      } else if (strict) {
+        // Strict auto-review also reviews what policy would let through, without hooks.
+        await ask({ phase: 'initial', reason: request.justification, hooks: 'skip' });
+        alreadyApproved = true;
+      }
+
+      return runAttempts({
+        firstSandbox,
+        attempt,
+        callId: request.callId,
+        ...(request.signal ? { signal: request.signal } : {}),
+        gates: {
+          approvalPolicy,
+          denyRead,
+          alreadyApproved,
+          strictAutoReview: strict,
+          escalateOnFailure: true,
+          fileSystemRestricted: policy.fileSystem.kind === 'restricted',
+        },
+        isDenial: (sandbox, evidence) => isSandboxDenial(sandbox.backend, evidence, platform),
+        approveRetry: (reason, networkContext) =>
+          ask({ phase: 'retry', reason, hooks: strict ? 'skip' : 'deny_only', networkContext }),
+      });
+    },
+  };
+}
+
+function validate(request: OrchestratorRequest): void {
+  if (request.argv.length === 0) throw new MissingCommandLineError();
+  const issues: { path: string; message: string }[] = [];
+  if (request.callId === '') issues.push({ path: 'callId', message: 'must not be empty' });
+  if (!isAbsolutePath(request.cwd))
+    issues.push({ path: 'cwd', message: `must be an absolute path, got "${request.cwd}"` });
+  const additional = request.sandboxPermissions === 'with_additional_permissions';
+  if (additional && !request.additionalPermissions) {
+    issues.push({
+      path: 'additional_permissions',
+      message: 'is required with sandbox_permissions "with_additional_permissions"',
+    });
+  }
+  if (!additional && request.additionalPermissions) {
+    issues.push({
+      path: 'additional_permissions',
+      message: 'is only allowed with sandbox_permissions "with_additional_permissions"',
+    });
+  }
+  if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'exec_command', issues });
+}
+
+function hookRequest(request: OrchestratorRequest, phase: 'initial' | 'retry'): PermissionHookRequest {
+  const invocation = shellInvocation(request.argv);
+  return {
+    tool: 'Bash',
+    command: invocation ? invocation.script : shlexJoin(request.argv),
+    argv: [...request.argv],
+    cwd: request.cwd,
+    ...(request.justification === undefined ? {} : { description: request.justification }),
+    phase,
+    call_id: request.callId,
+  };
+}

@@ -1,0 +1,269 @@
+import {
+  type ApprovalPolicy,
+  approvalPolicyName,
+  type FileSystemPolicy,
+  type SandboxPermissions,
+} from '@ux/protocol';
+import { isDangerousCommand } from '../safety/is-dangerous-command.js';
+import { isKnownSafeCommand } from '../safety/is-known-safe-command.js';
+import type { BashParser } from '../shell/bash-parser.js';
+import { executableName, shellInvocation } from '../shell/shell-invocation.js';
+import { shlexJoin } from '../shell/shlex-join.js';
+import type { ExecPolicy } from './exec-policy.js';
+import { type Decision, type RuleMatch, stricterDecision } from './prefix-rule.js';
+
+/** Whether and how a command may run before anyone is asked. */
+export type ApprovalRequirement =
+  | {
+      type: 'skip';
+      /** Every sub-command matched an explicit `allow` rule: run it without a sandbox. */
+      bypassSandbox: boolean;
+      /** A rule the user may save when asked to retry without the sandbox. */
+      proposedAmendment?: string[];
+    }
+  | { type: 'needs_approval'; reason?: string; proposedAmendment?: string[] }
+  | { type: 'forbidden'; reason: string };
+
+export interface ApprovalRequirementInput {
+  /** The argv before sandboxing, e.g. `['/bin/bash', '-lc', 'git status']`. */
+  argv: readonly string[];
+  approvalPolicy: ApprovalPolicy;
+  fileSystemKind: FileSystemPolicy['kind'];
+  /** As the fallback sees it: `use_default` when the permissions were granted earlier. */
+  sandboxPermissions: SandboxPermissions;
+  /** The model's suggested prefix for an `approved_execpolicy_amendment`. */
+  prefixRule?: readonly string[];
+  execPolicy: ExecPolicy;
+  bash: BashParser;
+  platform: NodeJS.Platform;
+}
+
+export const NEVER_PROMPT_REASON = 'approval required by policy, but AskForApproval is set to Never';
+export const GRANULAR_RULES_REASON =
+  'approval required by policy rule, but AskForApproval::Granular.rules is false';
+export const GRANULAR_SANDBOX_REASON =
+  'approval required by policy, but AskForApproval::Granular.sandbox_approval is false';
+
+// Programs whose bare prefix (or prefix plus one option such as `-c`) would allow running anything.
+const OPEN_ENDED_PROGRAMS = new Set([
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'fish',
+  'pwsh',
+  'powershell',
+  'powershell.exe',
+  'cmd',
+  'cmd.exe',
+  'python',
+  'python2',
+  'python3',
+  'py',
+  'pyw',
+  'pythonw',
+  'pypy',
+  'pypy3',
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'osascript',
+  'env',
+  'sudo',
+  'doas',
+  'xargs',
+  'git',
+]);
+
+type Entry =
+  | { kind: 'rule'; rendered: string; match: RuleMatch }
+  | { kind: 'heuristic'; rendered: string; command: readonly string[]; decision: Decision };
+
+/**
+ * The approval requirement of one command (Codex's exec policy, §4.2 of the spec): the argv is split
+ * into sub-commands (a plain `bash -lc` script into its commands); each is matched against the prefix
+ * rules or, when none matches, judged by the fallback heuristics; the most restrictive decision wins.
+ * A script that is not plain is judged as a whole, and in addition every `prompt` / `forbidden` rule
+ * applies to each literal command found anywhere inside it, so wrapping a forbidden command in a
+ * subshell or a substitution does not hide it.
+ */
+export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRequirement {
+  const { execPolicy } = input;
+  const { commands, complex, nested } = commandsForPolicy(input.argv, input.bash);
+  const fallback = (command: readonly string[]) => fallbackDecision(command, complex, input);
+
+  const entries: Entry[] = [];
+  for (const command of commands) {
+    const matches = execPolicy.matches(command);
+    const rendered = shlexJoin(command);
+    if (matches.length > 0)
+      entries.push(...matches.map((match): Entry => ({ kind: 'rule', rendered, match })));
+    else entries.push({ kind: 'heuristic', rendered, command, decision: fallback(command) });
+  }
+  for (const command of nested) {
+    for (const match of execPolicy.matches(command.words)) {
+      if (match.rule.decision !== 'allow')
+        entries.push({ kind: 'rule', rendered: command.display.join(' '), match });
+    }
+  }
+  const decision = entries.map(entryDecision).reduce(stricterDecision, 'allow');
+  const anyRuleMatched = entries.some((entry) => entry.kind === 'rule');
+
+  if (decision === 'forbidden') return { type: 'forbidden', reason: forbiddenReason(entries) };
+
+  if (decision === 'prompt') {
+    const ruleDriven = entries.some(
+      (entry) => entry.kind === 'rule' && entry.match.rule.decision === 'prompt',
+    );
+    const refusal = promptRefusal(input.approvalPolicy, ruleDriven);
+    if (refusal) return { type: 'forbidden', reason: refusal };
+    const requested = complex || anyRuleMatched ? undefined : requestedAmendment(input, commands, fallback);
+    const derived = complex || ruleDriven ? undefined : firstHeuristic(entries, 'prompt');
+    const proposedAmendment = requested ?? derived;
+    const reason = promptReason(entries);
+    return {
+      type: 'needs_approval',
+      ...(reason === undefined ? {} : { reason }),
+      ...(proposedAmendment === undefined ? {} : { proposedAmendment }),
+    };
+  }
+
+  const bypassSandbox = commands.every((command) =>
+    execPolicy.matches(command).some((match) => match.rule.decision === 'allow'),
+  );
+  const proposedAmendment = complex || anyRuleMatched ? undefined : firstHeuristic(entries, 'allow');
+  return { type: 'skip', bypassSandbox, ...(proposedAmendment === undefined ? {} : { proposedAmendment }) };
+}
+
+/**
+ * The sub-commands policy judges: the commands of a plain shell script; else the single command of a
+ * heredoc script (`complex`: never known-safe, never auto-amended); else the argv itself, with the
+ * literal commands nested in the script for `prompt` / `forbidden` rules.
+ */
+function commandsForPolicy(argv: readonly string[], bash: BashParser) {
+  const invocation = shellInvocation(argv);
+  if (invocation) {
+    const analysis = bash.analyze(invocation.script);
+    if (analysis.plain && analysis.plain.length > 0) {
+      return { commands: analysis.plain, complex: false, nested: [] };
+    }
+    if (analysis.heredoc) return { commands: [analysis.heredoc], complex: true, nested: [] };
+    return { commands: [argv], complex: false, nested: analysis.commands };
+  }
+  return { commands: [argv], complex: false, nested: [] };
+}
+
+/** The decision for a command no rule matched (§4.2, "fallback"). */
+function fallbackDecision(
+  command: readonly string[],
+  complex: boolean,
+  input: ApprovalRequirementInput,
+): Decision {
+  const policy = approvalPolicyName(input.approvalPolicy);
+  const { bash, platform } = input;
+  if (policy === 'untrusted' && !complex && isKnownSafeCommand(command, { platform, bash })) return 'allow';
+  if (isDangerousCommand(command, { bash })) {
+    // Prefer asking; with prompts switched off, refuse, unless no sandbox was wanted in the first place.
+    if (policy !== 'never') return 'prompt';
+    return input.fileSystemKind === 'restricted' ? 'forbidden' : 'allow';
+  }
+  switch (policy) {
+    case 'never':
+    case 'on-failure':
+      return 'allow';
+    case 'untrusted':
+      return 'prompt';
+    case 'on-request':
+    case 'granular':
+      if (input.fileSystemKind !== 'restricted') return 'allow';
+      return input.sandboxPermissions === 'use_default' ? 'allow' : 'prompt';
+  }
+}
+
+function entryDecision(entry: Entry): Decision {
+  return entry.kind === 'rule' ? entry.match.rule.decision : entry.decision;
+}
+
+/** Why a prompt becomes a rejection under `never` or a granular policy that switched it off. */
+function promptRefusal(policy: ApprovalPolicy, ruleDriven: boolean): string | undefined {
+  if (policy === 'never') return NEVER_PROMPT_REASON;
+  if (typeof policy === 'object') {
+    if (ruleDriven) return policy.granular.rules ? undefined : GRANULAR_RULES_REASON;
+    return policy.granular.sandbox_approval ? undefined : GRANULAR_SANDBOX_REASON;
+  }
+  return undefined;
+}
+
+/** The most specific (longest) rule match with a decision. */
+function mostSpecific(entries: readonly Entry[], decision: Decision) {
+  let best: (Entry & { kind: 'rule' }) | undefined;
+  for (const entry of entries) {
+    if (entry.kind !== 'rule' || entry.match.rule.decision !== decision) continue;
+    if (!best || entry.match.matchedPrefix.length > best.match.matchedPrefix.length) best = entry;
+  }
+  return best;
+}
+
+function forbiddenReason(entries: readonly Entry[]): string {
+  const rule = mostSpecific(entries, 'forbidden');
+  if (rule) {
+    const { justification } = rule.match.rule;
+    if (justification !== undefined) return `\`${rule.rendered}\` rejected: ${justification}`;
+    return `\`${rule.rendered}\` rejected: policy forbids commands starting with \`${shlexJoin(rule.match.matchedPrefix)}\``;
+  }
+  const heuristic = entries.find((entry) => entry.kind === 'heuristic' && entry.decision === 'forbidden')!;
+  return `\`${heuristic.rendered}\` rejected: blocked by policy`;
+}
+
+function promptReason(entries: readonly Entry[]): string | undefined {
+  const rule = mostSpecific(entries, 'prompt');
+  if (!rule) return undefined;
+  const { justification } = rule.match.rule;
+  return justification === undefined
+    ? `\`${rule.rendered}\` requires approval by policy`
+    : `\`${rule.rendered}\` requires approval: ${justification}`;
+}
+
+function firstHeuristic(entries: readonly Entry[], decision: Decision): string[] | undefined {
+  for (const entry of entries)
+    if (entry.kind === 'heuristic' && entry.decision === decision) return [...entry.command];
+  return undefined;
+}
+
+/**
+ * The model's `prefix_rule`, offered as an amendment only when it is specific (not a bare shell or
+ * interpreter), no rule already matched, and saving it would let every sub-command through.
+ */
+function requestedAmendment(
+  input: ApprovalRequirementInput,
+  commands: readonly (readonly string[])[],
+  fallback: (command: readonly string[]) => Decision,
+): string[] | undefined {
+  const prefix = input.prefixRule;
+  if (!prefix || prefix.length === 0 || prefix.some((word) => word === '')) return undefined;
+  if (isOpenEnded(prefix)) return undefined;
+  const amended = input.execPolicy.withRule({
+    pattern: prefix,
+    decision: 'allow',
+    source: { file: '(proposed amendment)' },
+  });
+  const allowsAll = commands.every((command) => {
+    const matches = amended.matches(command);
+    const decision =
+      matches.length > 0
+        ? matches.map((match) => match.rule.decision).reduce(stricterDecision)
+        : fallback(command);
+    return decision === 'allow';
+  });
+  return allowsAll ? [...prefix] : undefined;
+}
+
+function isOpenEnded(prefix: readonly string[]): boolean {
+  if (!OPEN_ENDED_PROGRAMS.has(executableName(prefix[0]!))) return false;
+  return prefix.length === 1 || (prefix.length === 2 && prefix[1]!.startsWith('-'));
+}

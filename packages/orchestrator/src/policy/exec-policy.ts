@@ -1,0 +1,70 @@
+import { executableName } from '../shell/shell-invocation.js';
+import { alternatives, matchesPattern, type PrefixRule, type RuleMatch } from './prefix-rule.js';
+
+/** Rules and host-executable declarations, as read from rule files or config. */
+export interface RuleSet {
+  rules: readonly PrefixRule[];
+  /** `host_executable(name, paths)`: the absolute paths a bare program name may stand for. */
+  hostExecutables: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A loaded exec policy. Immutable: `withRule` returns a new one. */
+export interface ExecPolicy extends RuleSet {
+  /** Every rule that matches the command (see `createExecPolicy` for how program paths match). */
+  matches(words: readonly (string | null)[]): RuleMatch[];
+  withRule(rule: PrefixRule): ExecPolicy;
+}
+
+/**
+ * Builds an exec policy from rule sets, in order (later `host_executable` entries for a name replace
+ * earlier ones). Matching: a rule matches when the command's words start with its pattern. The first
+ * word is compared as written; for an absolute program path (`/usr/bin/git`) the rules for its file name
+ * (`git`) apply too, with one restriction: an `allow` rule only vouches for the paths a
+ * `host_executable` declaration lists, so `/tmp/x/git` never inherits `git`'s allow rules, while
+ * `prompt` and `forbidden` rules always apply.
+ */
+export function createExecPolicy(...sets: readonly Partial<RuleSet>[]): ExecPolicy {
+  const rules = sets.flatMap((set) => set.rules ?? []);
+  const hostExecutables = new Map<string, readonly string[]>();
+  for (const set of sets)
+    for (const [name, paths] of set.hostExecutables ?? []) hostExecutables.set(name, paths);
+  return build(rules, hostExecutables);
+}
+
+function build(
+  rules: readonly PrefixRule[],
+  hostExecutables: ReadonlyMap<string, readonly string[]>,
+): ExecPolicy {
+  const byProgram = new Map<string, PrefixRule[]>();
+  for (const rule of rules) {
+    for (const program of new Set(alternatives(rule.pattern[0]!))) {
+      const list = byProgram.get(program) ?? [];
+      list.push(rule);
+      byProgram.set(program, list);
+    }
+  }
+  return {
+    rules,
+    hostExecutables,
+    matches(words) {
+      const program = words[0];
+      if (program === null || program === undefined) return [];
+      const found: RuleMatch[] = [];
+      const prefix = (rule: PrefixRule) => words.slice(0, rule.pattern.length) as string[];
+      for (const rule of byProgram.get(program) ?? []) {
+        if (matchesPattern(rule.pattern, words)) found.push({ rule, matchedPrefix: prefix(rule) });
+      }
+      const name = executableName(program);
+      if (program.startsWith('/') && name !== program) {
+        const declared = hostExecutables.get(name)?.includes(program) ?? false;
+        for (const rule of byProgram.get(name) ?? []) {
+          if (rule.decision === 'allow' && !declared) continue;
+          if (found.some((match) => match.rule === rule)) continue;
+          if (matchesPattern(rule.pattern, words, true)) found.push({ rule, matchedPrefix: prefix(rule) });
+        }
+      }
+      return found;
+    },
+    withRule: (rule) => build([...rules, rule], hostExecutables),
+  };
+}

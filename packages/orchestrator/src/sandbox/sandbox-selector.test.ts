@@ -1,0 +1,88 @@
+import { createSandboxRegistry, SandboxUnavailableError } from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { fakeBackend } from '../testing/fakes.js';
+import { createSandboxSelector } from './sandbox-selector.js';
+
+const unavailable = (reason: string, fix: string) => ({ available: false as const, reason, fix });
+
+describe('createSandboxSelector', () => {
+  it('keeps registered, enabled, allowed backends of this platform, in the enabled order', () => {
+    const registry = createSandboxRegistry({
+      bwrap: fakeBackend('bwrap'),
+      landlock: fakeBackend('landlock'),
+      seatbelt: fakeBackend('seatbelt', { platforms: ['darwin'] }),
+      extra: fakeBackend('extra'),
+    });
+    const selector = createSandboxSelector({
+      sandboxRegistry: registry,
+      platform: 'linux',
+      enabledBackends: ['landlock', 'bwrap', 'seatbelt'],
+      allowedBackends: ['bwrap', 'landlock', 'extra'],
+    });
+    expect(selector.candidates.map((backend) => backend.id)).toEqual(['landlock', 'bwrap']);
+  });
+
+  it('picks the first available candidate and probes each once', async () => {
+    const first = fakeBackend('first', {
+      probe: unavailable('no userns', 'sysctl -w kernel.unprivileged_userns_clone=1'),
+    });
+    const second = fakeBackend('second');
+    const third = fakeBackend('third');
+    const selector = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({ first, second, third }),
+      platform: 'linux',
+    });
+    expect((await selector.select()).id).toBe('second');
+    expect((await selector.select()).id).toBe('second');
+    expect([first.probes, second.probes, third.probes]).toEqual([1, 1, 0]);
+  });
+
+  it('fails closed with every reason and fix when no candidate can run', async () => {
+    const selector = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({
+        bwrap: fakeBackend('bwrap', {
+          probe: unavailable('bwrap is not installed', 'apt-get install bubblewrap'),
+        }),
+        landlock: fakeBackend('landlock', {
+          probe: async () => {
+            throw new Error('EIO');
+          },
+        }),
+      }),
+      platform: 'linux',
+    });
+    const error = await selector.select().catch((caught: unknown) => caught);
+    expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      backend: undefined,
+      reason:
+        'no sandbox backend can run here: bwrap: bwrap is not installed; landlock: its probe failed: EIO',
+      fix: 'bwrap: apt-get install bubblewrap; landlock: report this to the maintainers of the landlock backend',
+    });
+  });
+
+  it('says why each registered backend was left out', async () => {
+    const selector = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({
+        seatbelt: fakeBackend('seatbelt', { platforms: ['darwin'] }),
+        bwrap: fakeBackend('bwrap'),
+        landlock: fakeBackend('landlock'),
+      }),
+      platform: 'linux',
+      enabledBackends: ['landlock'],
+      allowedBackends: ['bwrap'],
+    });
+    await expect(selector.select()).rejects.toMatchObject({
+      reason:
+        'the policy needs a sandbox, but no registered backend can be used on linux (seatbelt runs only on darwin; bwrap is not enabled in the config; landlock is not allowed by the managed requirements)',
+      fix: 'enable and allow a backend made for linux, or choose the danger-full-access sandbox mode to run commands without a sandbox on purpose',
+    });
+  });
+
+  it('says how to register one when none is', async () => {
+    const selector = createSandboxSelector({ sandboxRegistry: createSandboxRegistry({}), platform: 'linux' });
+    await expect(selector.select()).rejects.toThrow(
+      'sandbox unavailable: the policy needs a sandbox, but no sandbox backend is registered for linux; register one, e.g. createSandboxRegistry({ bwrap: createBwrapSandbox() }), or choose the danger-full-access sandbox mode to run commands without a sandbox on purpose',
+    );
+  });
+});
