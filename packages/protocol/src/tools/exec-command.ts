@@ -74,8 +74,28 @@ function sandboxPermissionsField(additional: boolean) {
     );
 }
 
-/** The `exec_command` argument schema for a session's variant. The same schema validates and describes. */
+const schemas = new Map<string, ReturnType<typeof buildExecCommandArgsSchema>>();
+
+/**
+ * The `exec_command` argument schema for a session's variant. The same schema validates and describes.
+ * Schemas are built once per variant: building one costs far more than validating with it.
+ */
 export function createExecCommandArgsSchema(variant: ExecCommandVariant = {}) {
+  const key = [
+    variant.shell !== false,
+    variant.login !== false,
+    variant.environmentId === true,
+    variant.additionalPermissions === true,
+  ].join();
+  let schema = schemas.get(key);
+  if (!schema) {
+    schema = buildExecCommandArgsSchema(variant);
+    schemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildExecCommandArgsSchema(variant: ExecCommandVariant) {
   const shape = {
     cmd: fields.cmd,
     workdir: fields.workdir.optional(),

@@ -1,0 +1,254 @@
+import type { ShellMode, ToolPlan } from '@ux/features';
+import type { Orchestrator } from '@ux/orchestrator';
+import {
+  DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  execCommandToolDefinition,
+  type Op,
+  opSchema,
+  shellCommandToolDefinition,
+  type ToolDefinition,
+  type UxEvent,
+  writeStdinToolDefinition,
+} from '@ux/protocol';
+import type { EnvironmentPolicy } from './build-environment.js';
+import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
+import { endOutput, execCommand } from './exec-command.js';
+import { PauseState } from './pause-state.js';
+import { ProcessStore } from './process-store.js';
+import { shellCommand } from './shell-command.js';
+import { type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { writeStdin } from './write-stdin.js';
+
+export interface UnifiedExecOptions {
+  /** Policy: approvals, sandbox choice, retries. */
+  orchestrator: Orchestrator;
+  /** Starts processes: `createLocalSpawner()`, or a router that also reaches exec-servers. */
+  spawner: ProcessStarter;
+  /** The feature plan (`planTools` of `@ux/features`): which tools exist and how commands launch. */
+  toolPlan: ToolPlan;
+  /** The session's working directory (absolute). */
+  cwd: string;
+  /** The user's shell for direct mode; default `$SHELL`, else `/bin/bash`. */
+  userShell?: string;
+  /** Config `allow_login_shell`; default true. */
+  allowLoginShell?: boolean;
+  /** Which host variables commands start from; ux's pinned variables are added on top. */
+  environment?: EnvironmentPolicy;
+  /** The variables the policy filters; default `process.env`. */
+  baseEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Exported to commands as `UX_THREAD_ID`. */
+  threadId?: string;
+  /** Session ids 1000, 1001, … instead of random ones (tests, reproducible transcripts). */
+  deterministicIds?: boolean;
+  /** Ceiling of an empty `write_stdin` poll; default 300000 ms, never below 5000. */
+  maxBackgroundTerminalTimeoutMs?: number;
+  /** The turn's output budget in tokens; `max_output_tokens` cannot exceed it. Default 10000. */
+  toolOutputTokenLimit?: number;
+  /** Warnings for the user (from the feature plan, for one). */
+  onWarning?: (message: string) => void;
+}
+
+export interface ProcessInfo {
+  sessionId: number;
+  command: string[];
+  cwd: string;
+  tty: boolean;
+  running: boolean;
+  sandbox: string;
+}
+
+/** The door: the model-facing tools and the operations on their processes. */
+export interface UnifiedExec {
+  /** The tool definitions to give the model, per the feature plan. */
+  readonly tools: ToolDefinition[];
+  /** Dispatches a tool call by name. */
+  call(name: string, args: unknown, context: CallContext): Promise<ToolResponse>;
+  execCommand(args: unknown, context: CallContext): Promise<ToolResponse>;
+  writeStdin(args: unknown, context: CallContext): Promise<ToolResponse>;
+  shellCommand(args: unknown, context: CallContext): Promise<ToolResponse>;
+  /** Subscribes to events; returns the unsubscribe function. */
+  onEvent(listener: (event: UxEvent) => void): () => void;
+  /** Stops the yield clocks (while a client-side question is open) or restarts them. */
+  setPaused(paused: boolean): void;
+  /** Stops every call that is waiting; kills nothing. Emits `turn_aborted`. */
+  interrupt(): void;
+  /** Kills every stored process (their End events follow). */
+  cleanBackgroundTerminals(): Promise<void>;
+  /** Stops waiting, kills every process, waits for them to end; later calls are refused. */
+  shutdown(): Promise<void>;
+  /** Applies an op (`interrupt`, `clean_background_terminals`, `shutdown`); a malformed op is rejected. */
+  handleOp(op: unknown): Promise<void>;
+  /** The stored processes. */
+  processes(): ProcessInfo[];
+}
+
+/** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
+export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
+  const listeners = new Set<(event: UxEvent) => void>();
+  const inFlight = new Set<AbortController>();
+  const running = new Set<Promise<unknown>>();
+  const store = new ProcessStore<Entry>(options.deterministicIds ?? false);
+  const pause = new PauseState();
+  let shutDown = false;
+  const plan = options.toolPlan;
+  for (const warning of plan.warnings) options.onWarning?.(warning);
+
+  const emit = (event: UxEvent) => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        options.onWarning?.(`an event listener threw: ${(error as Error).message}`);
+      }
+    }
+  };
+
+  const door: DoorContext = {
+    orchestrator: options.orchestrator,
+    spawner: options.spawner,
+    plan,
+    shellMode: plan.shell as ShellMode,
+    cwd: options.cwd,
+    userShell: options.userShell ?? process.env.SHELL ?? '/bin/bash',
+    allowLoginShell: options.allowLoginShell ?? true,
+    environment: options.environment ?? {},
+    baseEnvironment: options.baseEnvironment ?? process.env,
+    threadId: options.threadId,
+    maxBackgroundTerminalTimeoutMs:
+      options.maxBackgroundTerminalTimeoutMs ?? DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
+    toolOutputTokenLimit: options.toolOutputTokenLimit ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    store,
+    pause,
+    emit,
+    callSignal(signal) {
+      const controller = new AbortController();
+      inFlight.add(controller);
+      return {
+        signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
+        done: () => inFlight.delete(controller),
+      };
+    },
+    watchExit(entry) {
+      const { process } = entry.launched;
+      void entry.stream.drained.then(() => {
+        const status = process.exitStatus();
+        const fallback = '';
+        emit({
+          type: 'exec_command_end',
+          call_id: entry.callId,
+          process_id: String(entry.id),
+          command: entry.command,
+          cwd: entry.cwd,
+          source: 'unified_exec_startup',
+          exit_code: status?.exitCode ?? -1,
+          ...endOutput(entry.stream, fallback),
+          duration_ms: Date.now() - entry.startedAt,
+          status: status?.exitCode === 0 ? 'completed' : 'failed',
+        });
+      });
+    },
+    isShutDown: () => shutDown,
+  };
+
+  const guarded =
+    (
+      handler: (door: DoorContext, args: unknown, context: CallContext) => Promise<ToolResponse>,
+      name: string,
+    ) =>
+    async (args: unknown, context: CallContext): Promise<ToolResponse> => {
+      if (shutDown) return failure(`${name} failed: the session has shut down`);
+      const callContext = {
+        ...context,
+        callId: context.callId || `call_${Math.random().toString(36).slice(2, 10)}`,
+      };
+      const call = handler(door, args, callContext).catch((error: unknown) =>
+        // A bug, not a model mistake; still an answer, never a throw.
+        failure(`${name} failed: internal error: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      running.add(call);
+      try {
+        return await call;
+      } finally {
+        running.delete(call);
+      }
+    };
+
+  const api = {
+    execCommand: guarded(execCommand, 'exec_command'),
+    writeStdin: guarded(writeStdin, 'write_stdin'),
+    shellCommand: guarded(shellCommand, 'shell_command'),
+  };
+
+  const interrupt = () => {
+    for (const controller of inFlight) controller.abort();
+    inFlight.clear();
+    emit({ type: 'turn_aborted', reason: 'interrupted' });
+  };
+
+  const cleanBackgroundTerminals = async () => {
+    await Promise.all(store.drain().map((entry) => entry.launched.process.terminate()));
+  };
+
+  const tools: ToolDefinition[] = [];
+  if (plan.tools.includes('exec_command')) {
+    tools.push(
+      execCommandToolDefinition({ ...plan.execCommandVariant, platform: process.platform }),
+      writeStdinToolDefinition(),
+    );
+  }
+  if (plan.tools.includes('shell_command')) tools.push(shellCommandToolDefinition());
+  const offered = new Set(tools.map((tool) => tool.name));
+
+  return {
+    tools,
+    ...api,
+    async call(name, args, context) {
+      if (!offered.has(name)) {
+        return failure(
+          `unknown tool "${name}"; this session offers ${[...offered].join(', ') || 'no shell tools'}`,
+        );
+      }
+      if (name === 'exec_command') return api.execCommand(args, context);
+      if (name === 'write_stdin') return api.writeStdin(args, context);
+      return api.shellCommand(args, context);
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    setPaused: (paused) => pause.set(paused),
+    interrupt,
+    cleanBackgroundTerminals,
+    async shutdown() {
+      if (shutDown) return;
+      shutDown = true;
+      for (const controller of inFlight) controller.abort();
+      const entries = store.values();
+      await cleanBackgroundTerminals();
+      await Promise.allSettled(running);
+      await Promise.all(entries.map((entry) => entry.launched.process.closed));
+    },
+    async handleOp(raw) {
+      const parsed = opSchema.safeParse(raw);
+      if (!parsed.success)
+        throw new TypeError(
+          `unknown op ${JSON.stringify(raw)}; expected interrupt, clean_background_terminals or shutdown`,
+        );
+      const op: Op = parsed.data;
+      if (op.type === 'interrupt') interrupt();
+      else if (op.type === 'clean_background_terminals') await cleanBackgroundTerminals();
+      else await this.shutdown();
+    },
+    processes() {
+      return store.values().map((entry) => ({
+        sessionId: entry.id,
+        command: entry.command,
+        cwd: entry.cwd,
+        tty: entry.tty,
+        running: !entry.hasExited(),
+        sandbox: entry.launched.sandboxType,
+      }));
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { ShellMode, ToolPlan } from '@ux/features';
+import type { Orchestrator } from '@ux/orchestrator';
+import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol';
+import type { OutputTracker, RoutedSpawnRequest } from '@ux/spawn';
+import type { EnvironmentPolicy } from './build-environment.js';
+import type { OutputStream } from './output-stream.js';
+import type { PauseState } from './pause-state.js';
+import type { ProcessStore, StoredEntry } from './process-store.js';
+
+/** Anything that starts processes: the local spawner, or a router that also reaches exec-servers. */
+export interface ProcessStarter {
+  spawn(request: RoutedSpawnRequest): Promise<ExecProcess>;
+}
+
+/** A process the door started, with what watches it. */
+export interface Launched {
+  process: ExecProcess;
+  tracker: OutputTracker;
+  plan: LaunchPlan | undefined;
+  /** The sandbox backend id, or `none`. */
+  sandboxType: string;
+}
+
+/** A live process kept across calls. */
+export interface Entry extends StoredEntry {
+  callId: string;
+  command: string[];
+  cwd: string;
+  tty: boolean;
+  launched: Launched;
+  stream: OutputStream;
+  startedAt: number;
+}
+
+/** What the handlers share. */
+export interface DoorContext {
+  orchestrator: Orchestrator;
+  spawner: ProcessStarter;
+  plan: ToolPlan;
+  shellMode: ShellMode;
+  cwd: string;
+  userShell: string;
+  allowLoginShell: boolean;
+  environment: EnvironmentPolicy;
+  baseEnvironment: Readonly<Record<string, string | undefined>>;
+  threadId: string | undefined;
+  maxBackgroundTerminalTimeoutMs: number;
+  toolOutputTokenLimit: number;
+  store: ProcessStore<Entry>;
+  pause: PauseState;
+  emit(event: UxEvent): void;
+  /** A signal for one call: aborted by the call's own signal or by `interrupt()`. */
+  callSignal(signal: AbortSignal | undefined): { signal: AbortSignal; done(): void };
+  /** Starts the End-event watcher of a stored process. */
+  watchExit(entry: Entry): void;
+  isShutDown(): boolean;
+}

@@ -1,0 +1,201 @@
+import { isAbsolute, resolve } from 'node:path';
+import { ApprovalAbortedError, type OrchestratorOutcome, shlexJoin } from '@ux/orchestrator';
+import { DEFAULT_MAX_OUTPUT_TOKENS, parseExecCommandArgs, UxError } from '@ux/protocol';
+import { buildEnvironment } from './build-environment.js';
+import { collectOutput } from './collect-output.js';
+import type { DoorContext, Entry, Launched } from './door-context.js';
+import { launchAttempt } from './launch-attempt.js';
+import { OutputStream } from './output-stream.js';
+import {
+  collectedText,
+  newChunkId,
+  type ResponseParts,
+  renderResponseText,
+  renderStructured,
+} from './render-response.js';
+import { resolveArgv } from './resolve-argv.js';
+import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { execCommandYieldMs } from './yield-time.js';
+
+/** `exec_command` (spec §3.2–3.3). Never throws: model mistakes and refusals come back as text. */
+export async function execCommand(
+  door: DoorContext,
+  raw: unknown,
+  context: CallContext,
+): Promise<ToolResponse> {
+  const parsed = parseExecCommandArgs(raw, door.plan.execCommandVariant);
+  if (!parsed.success) return failure(parsed.error.message, parsed.error);
+  const args = parsed.data;
+  const cwd = args.workdir
+    ? isAbsolute(args.workdir)
+      ? args.workdir
+      : resolve(door.cwd, args.workdir)
+    : door.cwd;
+  const tty = args.tty ?? false;
+  const argvResult = resolveArgv({
+    cmd: args.cmd,
+    ...(args.shell === undefined ? {} : { shell: args.shell }),
+    ...(args.login === undefined ? {} : { login: args.login }),
+    userShell: door.userShell,
+    allowLoginShell: door.allowLoginShell,
+    shellMode: door.shellMode,
+  });
+  if (!argvResult.ok) return failure(argvResult.message);
+  const argv = argvResult.argv;
+  const id = door.store.allocate();
+  const call = door.callSignal(context.signal);
+  const maxTokens = Math.min(args.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS, door.toolOutputTokenLimit);
+  try {
+    const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
+    let outcome: OrchestratorOutcome<Launched>;
+    try {
+      outcome = await door.orchestrator.run(
+        {
+          callId: context.callId,
+          ...(context.turnId ? { turnId: context.turnId } : {}),
+          argv,
+          cwd,
+          tty,
+          sandboxPermissions: args.sandbox_permissions ?? 'use_default',
+          ...(args.additional_permissions ? { additionalPermissions: args.additional_permissions } : {}),
+          ...(args.justification === undefined ? {} : { justification: args.justification }),
+          ...(args.prefix_rule ? { prefixRule: args.prefix_rule } : {}),
+          signal: call.signal,
+        },
+        launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }),
+      );
+    } catch (error) {
+      door.store.release(id);
+      const message = error instanceof Error ? error.message : String(error);
+      return failure(
+        `exec_command failed for \`${shlexJoin(argv)}\`: ${message}`,
+        UxError.isInstance(error) ? error : undefined,
+        {
+          ...(ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {}),
+        },
+      );
+    }
+
+    if (outcome.status === 'denied') {
+      // Denied inside the early-exit window and not retried: an ordinary-looking receipt of that run.
+      door.store.release(id);
+      return receipt(
+        {
+          chunkId: newChunkId(),
+          wallTimeMs: 0,
+          exitCode: outcome.denial.exitCode,
+          output: collectedText(outcome.denial.output),
+          maxTokens,
+        },
+        args.max_output_tokens !== undefined,
+      );
+    }
+
+    const launched = outcome.value;
+    const { process, tracker } = launched;
+    door.emit({
+      type: 'exec_command_begin',
+      call_id: context.callId,
+      process_id: String(id),
+      command: argv,
+      cwd,
+      source: 'unified_exec_startup',
+      sandbox: launched.sandboxType,
+    });
+    const stream = new OutputStream(process, (chunk) =>
+      door.emit({ type: 'exec_command_output_delta', call_id: context.callId, stream: 'stdout', chunk }),
+    );
+    const startedAt = Date.now();
+    const aliveAtStart = process.exitStatus() === undefined;
+    const entry: Entry = {
+      id,
+      callId: context.callId,
+      command: argv,
+      cwd,
+      tty,
+      launched,
+      stream,
+      startedAt,
+      lastUsed: startedAt,
+      hasExited: () => process.exitStatus() !== undefined,
+    };
+    // Stored before the wait, so an interrupt of this call cannot lose the process.
+    if (aliveAtStart) {
+      const victim = door.store.store(entry);
+      if (victim) void victim.launched.process.terminate();
+      door.watchExit(entry);
+    }
+
+    const collected = await collectOutput(
+      process,
+      tracker,
+      startedAt + execCommandYieldMs(args.yield_time_ms),
+      door.pause,
+      call.signal,
+    );
+    const wallTimeMs = Date.now() - startedAt;
+    const output = collected.output;
+
+    if (!aliveAtStart) {
+      const status = process.exitStatus();
+      await stream.drained;
+      door.emit({
+        type: 'exec_command_end',
+        call_id: context.callId,
+        process_id: String(id),
+        command: argv,
+        cwd,
+        source: 'unified_exec_startup',
+        exit_code: status?.exitCode ?? -1,
+        ...endOutput(stream, output.text()),
+        duration_ms: wallTimeMs,
+        status: status?.exitCode === 0 ? 'completed' : 'failed',
+      });
+      door.store.release(id);
+      if (collected.aborted) return { text: abortedText(startedAt), success: false, aborted: true };
+      return receipt(
+        { chunkId: newChunkId(), wallTimeMs, exitCode: status?.exitCode ?? -1, output, maxTokens },
+        args.max_output_tokens !== undefined,
+      );
+    }
+
+    if (collected.aborted) {
+      return {
+        text: abortedText(startedAt, door.store.get(id) ? id : undefined),
+        success: false,
+        aborted: true,
+      };
+    }
+    const stored = door.store.get(id);
+    if (!stored) return failure(`exec_command failed for \`${shlexJoin(argv)}\`: Unknown process id ${id}`);
+    const status = process.exitStatus();
+    if (status) door.store.release(id);
+    return receipt(
+      {
+        chunkId: newChunkId(),
+        wallTimeMs,
+        ...(status ? { exitCode: status.exitCode } : { sessionId: id }),
+        output,
+        maxTokens,
+      },
+      args.max_output_tokens !== undefined,
+    );
+  } finally {
+    call.done();
+  }
+}
+
+export function receipt(parts: ResponseParts, truncateStructured: boolean): ToolResponse {
+  return {
+    text: renderResponseText(parts),
+    success: true,
+    result: renderStructured(parts, truncateStructured),
+  };
+}
+
+/** End-event output: the streamed transcript, or (when nothing was streamed) what the call collected. */
+export function endOutput(stream: OutputStream, fallback: string) {
+  const transcript = new TextDecoder().decode(stream.transcript.snapshot());
+  const text = transcript === '' ? fallback : transcript;
+  return { stdout: text, stderr: '', aggregated_output: text, formatted_output: text };
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import type { ExecResult } from '@ux/protocol';
+import { CollectedOutput } from './collected-output.js';
+
+/** Six random lowercase hex characters. */
+export function newChunkId(): string {
+  return randomBytes(3).toString('hex');
+}
+
+export interface ResponseParts {
+  chunkId: string;
+  wallTimeMs: number;
+  exitCode?: number;
+  sessionId?: number;
+  /** The output this call collected. */
+  output: CollectedOutput;
+  /** The effective token budget. */
+  maxTokens: number;
+}
+
+/** The text the model reads (spec §3.9), byte for byte. */
+export function renderResponseText(parts: ResponseParts): string {
+  const lines: string[] = [];
+  if (parts.chunkId !== '') lines.push(`Chunk ID: ${parts.chunkId}`);
+  lines.push(`Wall time: ${(parts.wallTimeMs / 1000).toFixed(4)} seconds`);
+  if (parts.exitCode !== undefined) lines.push(`Process exited with code ${parts.exitCode}`);
+  if (parts.sessionId !== undefined) lines.push(`Process running with session ID ${parts.sessionId}`);
+  lines.push(`Original token count: ${parts.output.tokenCount}`);
+  lines.push('Output:');
+  lines.push(parts.output.truncated(parts.maxTokens));
+  return lines.join('\n');
+}
+
+/**
+ * The structured result. `output` is complete unless the call gave `max_output_tokens`, as upstream
+ * does for structured consumers.
+ */
+export function renderStructured(parts: ResponseParts, truncate: boolean): ExecResult {
+  return {
+    ...(parts.chunkId !== '' ? { chunk_id: parts.chunkId } : {}),
+    wall_time_seconds: Number((parts.wallTimeMs / 1000).toFixed(4)),
+    ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),
+    ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
+    original_token_count: parts.output.tokenCount,
+    output: truncate ? parts.output.truncated(parts.maxTokens) : parts.output.text(),
+  };
+}
+
+/** Output known only as text (a denied attempt's), in the shape responses take. */
+export function collectedText(text: string): CollectedOutput {
+  const output = new CollectedOutput();
+  output.push(Buffer.from(text, 'utf8'));
+  return output;
+}

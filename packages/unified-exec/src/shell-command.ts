@@ -1,0 +1,150 @@
+import { isAbsolute, resolve } from 'node:path';
+import { ApprovalAbortedError, type OrchestratorOutcome, shlexJoin } from '@ux/orchestrator';
+import { parseShellCommandArgs, UxError } from '@ux/protocol';
+import { buildEnvironment } from './build-environment.js';
+import { CollectedOutput } from './collected-output.js';
+import type { DoorContext, Launched } from './door-context.js';
+import { endOutput } from './exec-command.js';
+import { launchAttempt } from './launch-attempt.js';
+import { OutputStream } from './output-stream.js';
+import { collectedText } from './render-response.js';
+import { resolveArgv } from './resolve-argv.js';
+import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
+
+/** How long a one-shot command may run when the call does not say. */
+export const DEFAULT_SHELL_COMMAND_TIMEOUT_MS = 10_000;
+/** The exit code reported for a command killed at its timeout (as `timeout(1)` does). */
+export const TIMEOUT_EXIT_CODE = 124;
+
+/**
+ * The standalone one-shot tool, offered when unified exec is not: it goes through the same orchestrator
+ * (approvals, sandbox, retries) and the same spawner, waits for the exit, and kills the whole process
+ * group at the timeout. The proof that policy is written once.
+ */
+export async function shellCommand(
+  door: DoorContext,
+  raw: unknown,
+  context: CallContext,
+): Promise<ToolResponse> {
+  const parsed = parseShellCommandArgs(raw);
+  if (!parsed.success) return failure(parsed.error.message, parsed.error);
+  const args = parsed.data;
+  const cwd = args.workdir
+    ? isAbsolute(args.workdir)
+      ? args.workdir
+      : resolve(door.cwd, args.workdir)
+    : door.cwd;
+  const argvResult = resolveArgv({
+    cmd: args.command,
+    userShell: door.userShell,
+    allowLoginShell: door.allowLoginShell,
+    shellMode: { kind: 'direct' },
+  });
+  if (!argvResult.ok) return failure(argvResult.message);
+  const argv = argvResult.argv;
+  const id = door.store.allocate();
+  const call = door.callSignal(context.signal);
+  const startedAt = Date.now();
+  try {
+    const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
+    let outcome: OrchestratorOutcome<Launched>;
+    try {
+      outcome = await door.orchestrator.run(
+        {
+          callId: context.callId,
+          ...(context.turnId ? { turnId: context.turnId } : {}),
+          argv,
+          cwd,
+          tty: false,
+          signal: call.signal,
+        },
+        launchAttempt(door.spawner, { argv, cwd, env, tty: false, projectRoots: [door.cwd] }),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return failure(
+        `shell_command failed for \`${shlexJoin(argv)}\`: ${message}`,
+        UxError.isInstance(error) ? error : undefined,
+        {
+          ...(ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {}),
+        },
+      );
+    }
+    if (outcome.status === 'denied')
+      return render(outcome.denial.exitCode, collectedText(outcome.denial.output), 0, undefined);
+
+    const { process, tracker } = outcome.value;
+    door.emit({
+      type: 'exec_command_begin',
+      call_id: context.callId,
+      process_id: String(id),
+      command: argv,
+      cwd,
+      source: 'shell_command',
+      sandbox: outcome.value.sandboxType,
+    });
+    // What the early-exit window caught is in the tracker; everything later is counted as it comes.
+    const output = new CollectedOutput();
+    output.push(tracker.buffer.drain());
+    process.onOutput((chunk) => output.push(chunk));
+    const stream = new OutputStream(process, (chunk) =>
+      door.emit({ type: 'exec_command_output_delta', call_id: context.callId, stream: 'stdout', chunk }),
+    );
+    const timeoutMs = args.timeout_ms ?? DEFAULT_SHELL_COMMAND_TIMEOUT_MS;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void process.terminate();
+    }, timeoutMs);
+    const ended = await Promise.race([
+      process.closed.then(() => 'closed' as const),
+      new Promise<'aborted'>((resolve) =>
+        call.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (ended === 'aborted') {
+      // A one-shot command has no session to come back to: stopping the wait stops the command.
+      await process.terminate();
+      await process.closed;
+    }
+    const status = process.exitStatus();
+    await stream.drained;
+    const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (status?.exitCode ?? -1);
+    const wallTimeMs = Date.now() - startedAt;
+    door.emit({
+      type: 'exec_command_end',
+      call_id: context.callId,
+      process_id: String(id),
+      command: argv,
+      cwd,
+      source: 'shell_command',
+      exit_code: exitCode,
+      ...endOutput(stream, output.text()),
+      duration_ms: wallTimeMs,
+      status: exitCode === 0 ? 'completed' : 'failed',
+    });
+    if (ended === 'aborted') return { text: abortedText(startedAt), success: false, aborted: true };
+    return render(exitCode, output, wallTimeMs, timedOut ? timeoutMs : undefined);
+  } finally {
+    door.store.release(id);
+    call.done();
+  }
+
+  function render(
+    exitCode: number,
+    output: CollectedOutput,
+    wallTimeMs: number,
+    timedOutAfter: number | undefined,
+  ): ToolResponse {
+    const body = output.truncated(door.toolOutputTokenLimit);
+    const note =
+      timedOutAfter === undefined
+        ? ''
+        : `\ncommand timed out after ${timedOutAfter} ms; its process group was killed`;
+    return {
+      text: `Exit code: ${exitCode}\nWall time: ${(wallTimeMs / 1000).toFixed(1)} seconds\nOutput:\n${body}${note}`,
+      success: true,
+    };
+  }
+}

@@ -1,0 +1,134 @@
+import { planTools, type ToolPlanInput } from '@ux/features';
+import { createOrchestrator, type OrchestratorSettings } from '@ux/orchestrator';
+import {
+  type ApprovalRequest,
+  createSandboxRegistry,
+  REVIEWER_SPECIFICATION_VERSION,
+  type ReviewDecision,
+  type Reviewer,
+  type UxEvent,
+} from '@ux/protocol';
+import { createLocalSpawner } from '@ux/spawn';
+import { tempDir } from '@ux/test-utils';
+import { onTestFinished } from 'vitest';
+import { createUnifiedExec, type UnifiedExecOptions } from './create-unified-exec.js';
+
+/** Used by tests only: one spawner per test file, so the host reaper starts once. */
+export const spawner = createLocalSpawner();
+
+export interface ScriptedReviewer extends Reviewer {
+  requests: ApprovalRequest[];
+}
+
+/** Answers from a script (the last answer repeats) and records every request. */
+export function scriptedReviewer(...answers: ReviewDecision[]): ScriptedReviewer {
+  const reviewer: ScriptedReviewer = {
+    specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+    id: 'scripted',
+    requests: [],
+    async review(request, { signal }) {
+      reviewer.requests.push(structuredClone(request));
+      if (signal.aborted) return { type: 'abort' };
+      return answers[Math.min(reviewer.requests.length - 1, answers.length - 1)] ?? { type: 'denied' };
+    },
+  };
+  return reviewer;
+}
+
+export interface DoorOptions {
+  orchestrator?: Partial<OrchestratorSettings>;
+  flags?: Partial<ToolPlanInput['flags']>;
+  door?: Partial<UnifiedExecOptions>;
+}
+
+/** A door in a fresh temp dir, with deterministic ids, recording its events; shut down after the test. */
+export function makeDoor(options: DoorOptions = {}) {
+  const cwd = options.door?.cwd ?? tempDir('ux-door-');
+  const reviewer =
+    (options.orchestrator?.reviewer as ScriptedReviewer | undefined) ??
+    scriptedReviewer({ type: 'approved' });
+  const orchestrator = createOrchestrator({
+    sandboxRegistry: createSandboxRegistry({}),
+    approvalPolicy: 'never',
+    policy: { type: 'danger-full-access' },
+    ...options.orchestrator,
+    reviewer,
+  });
+  const toolPlan = planTools({
+    flags: {
+      shell_tool: true,
+      unified_exec: true,
+      shell_zsh_fork: false,
+      unified_exec_zsh_fork: false,
+      ...options.flags,
+    },
+    platform: 'linux',
+  });
+  const door = createUnifiedExec({
+    orchestrator,
+    spawner,
+    toolPlan,
+    cwd,
+    userShell: '/bin/bash',
+    deterministicIds: true,
+    baseEnvironment: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    ...options.door,
+  });
+  const events: UxEvent[] = [];
+  door.onEvent((event) => events.push(event));
+  onTestFinished(() => door.shutdown());
+  return { door, events, cwd, reviewer };
+}
+
+export interface Receipt {
+  chunkId?: string;
+  wallTime: number;
+  exitCode?: number;
+  sessionId?: number;
+  originalTokenCount?: number;
+  output: string;
+}
+
+/** Reads the §3.9 text back into fields, strictly: any other shape fails. */
+export function parseReceipt(text: string): Receipt {
+  const match =
+    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
+      text,
+    );
+  if (!match) throw new Error(`not a receipt:\n${text}`);
+  return {
+    ...(match[1] ? { chunkId: match[1] } : {}),
+    wallTime: Number(match[2]),
+    ...(match[3] ? { exitCode: Number(match[3]) } : {}),
+    ...(match[4] ? { sessionId: Number(match[4]) } : {}),
+    ...(match[5] ? { originalTokenCount: Number(match[5]) } : {}),
+    output: match[6]!,
+  };
+}
+
+export function ofType<T extends UxEvent['type']>(
+  events: UxEvent[],
+  type: T,
+): Extract<UxEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<UxEvent, { type: T }> => event.type === type);
+}
+
+export function deltaText(events: UxEvent[], callId?: string): string {
+  return Buffer.concat(
+    ofType(events, 'exec_command_output_delta')
+      .filter((event) => callId === undefined || event.call_id === callId)
+      .map((event) => Buffer.from(event.chunk)),
+  ).toString('utf8');
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds (or the time runs out). */
+export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await sleep(20);
+  }
+  return check();
+}

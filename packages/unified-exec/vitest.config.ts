@@ -1,0 +1,9 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'unified-exec',
+    include: ['src/**/*.test.ts'],
+    testTimeout: 20_000,
+  },
+});
