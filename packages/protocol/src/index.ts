@@ -32,13 +32,30 @@ export { isAbsolutePath } from './policy/absolute-path.js';
 export * from './policy/approval-policy.js';
 export { effectivePolicyFromSandboxPolicy } from './policy/effective-policy-from-sandbox-policy.js';
 export * from './policy/file-system-policy.js';
+export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
+export {
+  gitdirTarget,
+  PROTECTED_METADATA_DIRS,
+  type ProtectedPath,
+  type ProtectedPathsOptions,
+  protectedPaths,
+  SHELL_STARTUP_FILES,
+  USER_CONFIG_PATHS,
+} from './policy/protected-paths.js';
 export {
   type PolicyContext,
   type ResolvedEntry,
   resolveAccess,
   resolveEntries,
 } from './policy/resolve-access.js';
+export {
+  canonicalize,
+  isUnder,
+  resolveSandboxLayout,
+  type SandboxLayout,
+  type WritableRootLayout,
+} from './policy/sandbox-layout.js';
 export * from './policy/sandbox-permissions.js';
 export * from './policy/sandbox-policy.js';
 export type { ApprovalRequest, NetworkApprovalContext } from './review/approval-request.js';

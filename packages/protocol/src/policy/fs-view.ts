@@ -1,0 +1,114 @@
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+
+/** What a planner may ask of the file system. Injected, so planners for other platforms run anywhere. */
+export interface FsView {
+  /** The kind of entry at `path` (without following a final symlink), or undefined when absent. */
+  kind(path: string): 'file' | 'dir' | 'symlink' | 'other' | undefined;
+  /** A file's text, or undefined when it cannot be read. */
+  readFile(path: string): string | undefined;
+  /** Entry names in a directory (empty when it cannot be read). */
+  readdir(path: string): string[];
+  /** The canonical path of an existing entry (symlinks resolved), or undefined. */
+  realpath(path: string): string | undefined;
+}
+
+/** The real file system through node:fs. */
+export function nodeFsView(): FsView {
+  return {
+    kind(path) {
+      try {
+        const stat = lstatSync(path);
+        if (stat.isSymbolicLink()) return 'symlink';
+        if (stat.isDirectory()) return 'dir';
+        if (stat.isFile()) return 'file';
+        return 'other';
+      } catch {
+        return undefined;
+      }
+    },
+    readFile(path) {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    readdir(path) {
+      try {
+        return readdirSync(path);
+      } catch {
+        return [];
+      }
+    },
+    realpath(path) {
+      try {
+        return realpathSync(path);
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** An in-memory file system for planner tests: paths ending in `/` are directories, `->` marks symlinks. */
+export function memoryFsView(entries: Record<string, string>): FsView {
+  const files = new Map<string, string>();
+  const dirs = new Set<string>(['/']);
+  const links = new Map<string, string>();
+  const addParents = (path: string) => {
+    for (
+      let parent = path.slice(0, path.lastIndexOf('/'));
+      parent !== '';
+      parent = parent.slice(0, parent.lastIndexOf('/'))
+    ) {
+      dirs.add(parent);
+    }
+  };
+  for (const [path, content] of Object.entries(entries)) {
+    if (path.endsWith('/')) {
+      dirs.add(path.slice(0, -1));
+      addParents(path.slice(0, -1));
+    } else if (content.startsWith('-> ')) {
+      links.set(path, content.slice(3));
+      addParents(path);
+    } else {
+      files.set(path, content);
+      addParents(path);
+    }
+  }
+  const resolve = (path: string, depth = 0): string | undefined => {
+    if (depth > 16) return undefined;
+    const parts = path.split('/').filter(Boolean);
+    let current = '';
+    for (let i = 0; i < parts.length; i++) {
+      current = `${current}/${parts[i]}`;
+      const target = links.get(current);
+      if (target !== undefined) {
+        const rest = parts.slice(i + 1).join('/');
+        const base = target.startsWith('/')
+          ? target
+          : `${current.slice(0, current.lastIndexOf('/'))}/${target}`;
+        return resolve(rest ? `${base}/${rest}` : base, depth + 1);
+      }
+    }
+    const normal = current || '/';
+    return files.has(normal) || dirs.has(normal) ? normal : undefined;
+  };
+  return {
+    kind: (path) =>
+      links.has(path) ? 'symlink' : dirs.has(path) ? 'dir' : files.has(path) ? 'file' : undefined,
+    readFile: (path) => {
+      const real = resolve(path);
+      return real === undefined ? undefined : files.get(real);
+    },
+    readdir: (path) => {
+      const prefix = path === '/' ? '/' : `${path}/`;
+      const names = new Set<string>();
+      for (const entry of [...files.keys(), ...dirs, ...links.keys()]) {
+        if (entry.startsWith(prefix) && entry !== path) names.add(entry.slice(prefix.length).split('/')[0]!);
+      }
+      return [...names].sort();
+    },
+    realpath: (path) => resolve(path),
+  };
+}

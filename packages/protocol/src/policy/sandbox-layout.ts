@@ -1,0 +1,117 @@
+import { posix } from 'node:path';
+import type { EffectivePolicy, NetworkPolicy } from './file-system-policy.js';
+import type { FsView } from './fs-view.js';
+import { type ProtectedPath, type ProtectedPathsOptions, protectedPaths } from './protected-paths.js';
+import { type PolicyContext, resolveEntries } from './resolve-access.js';
+
+/** One writable root with what must stay read-only inside it. */
+export interface WritableRootLayout {
+  /** Canonical path (symlinks of the root itself resolved). */
+  root: string;
+  /** Carve-outs: protected paths (git config and hooks, metadata, start-up files) and narrower `read` entries. */
+  readOnly: ProtectedPath[];
+}
+
+/** The concrete sets every backend enforces for one run (spec sandbox-backends §1.5 step 3). */
+export interface SandboxLayout {
+  /** Whole-disk read (a readable `root` entry). */
+  readAll: boolean;
+  /** With restricted reads: the roots that stay readable (existing only). */
+  readableRoots: string[];
+  /** Existing writable roots, outermost first. */
+  writableRoots: WritableRootLayout[];
+  /** Writable entries that do not exist, so nothing was granted for them. */
+  missingWritableRoots: string[];
+  /** `none` paths (masked; missing ones too, so they cannot be created and read later). */
+  unreadable: string[];
+  /** `none` glob patterns, absolute. */
+  unreadableGlobs: string[];
+  network: NetworkPolicy;
+}
+
+/**
+ * Makes a policy concrete for one run: canonical writable roots with their protected carve-outs,
+ * readable and unreadable sets, network. POSIX paths only (the Windows planner does its own).
+ */
+export function resolveSandboxLayout(
+  policy: EffectivePolicy,
+  context: PolicyContext,
+  fs: FsView,
+  options: ProtectedPathsOptions = {},
+): SandboxLayout {
+  const layout: SandboxLayout = {
+    readAll: policy.fileSystem.kind !== 'restricted',
+    readableRoots: [],
+    writableRoots: [],
+    missingWritableRoots: [],
+    unreadable: [],
+    unreadableGlobs: [],
+    network: policy.network,
+  };
+  if (policy.fileSystem.kind !== 'restricted') return layout;
+  const entries = resolveEntries(policy.fileSystem, context);
+  const canonical = (path: string) => canonicalize(path, fs);
+
+  const writable = new Set<string>();
+  const readOnlyEntries: string[] = [];
+  for (const entry of entries) {
+    if (entry.target.kind === 'glob') {
+      if (entry.access === 'none') layout.unreadableGlobs.push(entry.target.pattern);
+      continue;
+    }
+    const path = entry.target.path;
+    if (entry.access === 'write') {
+      if (fs.kind(path) === undefined) layout.missingWritableRoots.push(path);
+      else writable.add(canonical(path));
+    } else if (entry.access === 'read') {
+      if (path === '/') layout.readAll = true;
+      else readOnlyEntries.push(path);
+    } else {
+      layout.unreadable.push(canonical(path));
+    }
+  }
+  // `/` written as a writable root means full-disk write: nothing narrower is protected by a bind.
+  const roots = [...writable].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+  for (const root of roots) {
+    const readOnly = protectedPaths(root, fs, options);
+    for (const path of readOnlyEntries) {
+      if (isUnder(path, root) && path !== root) {
+        const kind = fs.kind(path);
+        readOnly.push({
+          path,
+          kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind,
+          why: 'read-only entry of the policy',
+        });
+      }
+    }
+    layout.writableRoots.push({ root, readOnly });
+  }
+  if (!layout.readAll) {
+    layout.readableRoots = [
+      ...new Set(readOnlyEntries.filter((path) => fs.kind(path) !== undefined).map(canonical)),
+    ];
+  }
+  return layout;
+}
+
+/** Resolves symlinks in the existing part of a path and re-joins the missing tail. */
+export function canonicalize(path: string, fs: FsView): string {
+  const missing: string[] = [];
+  let current = posix.normalize(path);
+  for (;;) {
+    const real = fs.realpath(current);
+    if (real !== undefined) return missing.length === 0 ? real : posix.join(real, ...missing.reverse());
+    const parent = posix.dirname(current);
+    if (parent === current) return path;
+    missing.push(posix.basename(current));
+    current = parent;
+  }
+}
+
+export function isUnder(path: string, root: string): boolean {
+  return root === '/' ? path.startsWith('/') : path === root || path.startsWith(`${root}/`);
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}
