@@ -7,7 +7,7 @@ import {
   StdinClosedError,
   UxError,
 } from '@ux/protocol';
-import { runToEnd, waitForOutput } from '@ux/protocol/testing';
+import { runToEnd, waitForImage, waitForOutput } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';
@@ -65,6 +65,8 @@ describe.each([false, true])('tty=%s', (tty) => {
   it('reports SIGINT from interrupt() as exit code 130', async () => {
     const child = await start({ argv: ['/bin/sh', '-c', 'echo ready; exec sleep 30'], tty });
     await waitForOutput(child, 'ready');
+    // dash holds a SIGINT that arrives before the exec until sleep ends; interrupt once sleep runs.
+    await waitForImage(child.pid, 'sleep');
     await child.interrupt();
     expect((await child.exited).exitCode).toBe(130);
   });

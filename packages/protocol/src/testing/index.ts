@@ -10,7 +10,7 @@ export {
   within,
 } from './conformance-check.js';
 export { describeConformance } from './describe-conformance.js';
-export { isAlive, runToEnd, waitForOutput, waitUntilDead } from './process-helpers.js';
+export { isAlive, runToEnd, waitForImage, waitForOutput, waitUntilDead } from './process-helpers.js';
 export { type ReviewerConformanceOptions, reviewerConformanceChecks } from './reviewer-conformance.js';
 export {
   type SandboxBackendConformanceOptions,

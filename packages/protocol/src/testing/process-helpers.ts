@@ -50,3 +50,23 @@ export async function waitUntilDead(pid: number, timeoutMs = 3_000): Promise<boo
   }
   return !isAlive(pid);
 }
+
+/**
+ * Waits until process `pid` runs a program whose name contains `name` (read from /proc on Linux;
+ * elsewhere it waits a fixed 200 ms).
+ */
+export async function waitForImage(pid: number | undefined, name: string, timeoutMs = 3_000): Promise<void> {
+  if (pid === undefined || process.platform !== 'linux') {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.includes(name)) return;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -9,7 +9,7 @@ import {
   type SpawnRequest,
 } from '../plugins/spawner.js';
 import { type ConformanceCheck, check, checkEqual, rejection, within } from './conformance-check.js';
-import { isAlive, runToEnd, waitForOutput, waitUntilDead } from './process-helpers.js';
+import { isAlive, runToEnd, waitForImage, waitForOutput, waitUntilDead } from './process-helpers.js';
 
 export interface SpawnerConformanceOptions {
   /** Also check PTY behaviour (`tty: true`). Default true. */
@@ -182,8 +182,11 @@ export function spawnerConformanceChecks(
     {
       name: 'interrupt() sends SIGINT to the process group',
       run: () =>
-        withProcess({ script: 'echo ready; sleep 30' }, async (p) => {
+        withProcess({ script: 'echo ready; exec sleep 30' }, async (p) => {
           await waitForOutput(p, 'ready', wait);
+          // dash catches SIGINT while it runs `-c`: a signal that lands between the echo and the exec
+          // would be held until sleep ends. Interrupt once sleep is in place.
+          await waitForImage(p.pid, 'sleep', wait);
           await p.interrupt();
           const status = await within(wait, p.exited, 'exit after interrupt');
           checkEqual(status.exitCode, 130, 'exit code after SIGINT');

@@ -1,0 +1,257 @@
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EffectivePolicy, MissingCommandLineError, memoryFsView } from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { type BwrapHost, LAUNCH_SCRIPT, planBwrap } from './bwrap-plan.js';
+import { classifyBwrapDenial } from './classify-bwrap-denial.js';
+import { findBwrap } from './find-bwrap.js';
+import { explainFailure } from './probe-bwrap.js';
+
+const host = (entries: Record<string, string>): BwrapHost => ({
+  bwrapPath: '/usr/bin/bwrap',
+  shell: '/bin/bash',
+  seccompFile: '/run/ux/seccomp.bpf',
+  deniedFile: '/run/ux/denied',
+  emptyFile: '/run/ux/empty',
+  fs: memoryFsView(entries),
+  disableUserns: true,
+});
+
+const workspaceWrite = (
+  extra: EffectivePolicy['fileSystem'] extends infer F
+    ? F extends { entries: infer E }
+      ? E
+      : never
+    : never = [],
+  network: 'restricted' | 'enabled' = 'restricted',
+): EffectivePolicy => ({
+  fileSystem: {
+    kind: 'restricted',
+    entries: [
+      { path: { type: 'special', value: 'root' }, access: 'read' },
+      { path: { type: 'special', value: 'cwd' }, access: 'write' },
+      ...extra,
+    ],
+  },
+  network,
+});
+
+const request = (policy: EffectivePolicy, tty = false) => ({
+  argv: ['/bin/bash', '-c', 'make'],
+  cwd: '/w',
+  env: { PATH: '/usr/bin' },
+  policy,
+  tty,
+});
+
+describe('planBwrap', () => {
+  it('wraps the command in the canonical order, with the seccomp program on fd 3', () => {
+    const plan = planBwrap(
+      request(workspaceWrite()),
+      host({ '/w/.git/config': '', '/w/.git/hooks/': '', '/w/.git/info/exclude': '', '/w/src/': '' }),
+    );
+    expect(plan.argv.slice(0, 5)).toEqual([
+      '/bin/bash',
+      '-c',
+      LAUNCH_SCRIPT,
+      'ux-bwrap',
+      '/run/ux/seccomp.bpf',
+    ]);
+    expect(plan.argv.slice(5)).toEqual([
+      '/usr/bin/bwrap',
+      '--new-session',
+      '--die-with-parent',
+      '--unshare-user',
+      '--disable-userns',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--unshare-net',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--bind',
+      '/w',
+      '/w',
+      '--bind',
+      '/w/.git',
+      '/w/.git',
+      '--ro-bind',
+      '/run/ux/empty',
+      '/w/.ux',
+      '--ro-bind',
+      '/run/ux/empty',
+      '/w/.codex',
+      '--ro-bind',
+      '/run/ux/empty',
+      '/w/.agents',
+      '--ro-bind',
+      '/w/.git/config',
+      '/w/.git/config',
+      '--ro-bind',
+      '/run/ux/empty',
+      '/w/.git/config.worktree',
+      '--ro-bind',
+      '/w/.git/hooks',
+      '/w/.git/hooks',
+      '--ro-bind',
+      '/run/ux/empty',
+      '/w/.git/info/attributes',
+      '--proc',
+      '/proc',
+      '--ro-bind',
+      '/proc/sys',
+      '/proc/sys',
+      '--cap-drop',
+      'ALL',
+      '--chdir',
+      '/w',
+      '--seccomp',
+      '3',
+      '--',
+      '/bin/bash',
+      '-c',
+      'make',
+    ]);
+    expect(plan.mountTargets).toEqual([
+      { path: '/w/.git/config.worktree', kind: 'file' },
+      { path: '/w/.git/info/attributes', kind: 'file' },
+      { path: '/w/.ux', kind: 'file' },
+      { path: '/w/.codex', kind: 'file' },
+      { path: '/w/.agents', kind: 'file' },
+    ]);
+    expect(plan.env).toEqual({ PATH: '/usr/bin', UX_SANDBOX: 'bwrap', UX_SANDBOX_NETWORK_DISABLED: '1' });
+  });
+
+  it('keeps the terminal for tty commands, shares the network when enabled', () => {
+    const plan = planBwrap(request(workspaceWrite([], 'enabled'), true), host({ '/w/': '' }));
+    expect(plan.argv).not.toContain('--new-session');
+    expect(plan.argv).not.toContain('--unshare-net');
+    expect(plan.env).not.toHaveProperty('UX_SANDBOX_NETWORK_DISABLED');
+  });
+
+  it('masks deny-read directories (traversable when something below stays reachable) and files', () => {
+    const plan = planBwrap(
+      request(
+        workspaceWrite([
+          { path: { type: 'path', path: '/home' }, access: 'none' },
+          { path: { type: 'path', path: '/w/.env' }, access: 'none' },
+          { path: { type: 'path', path: '/opt/secrets' }, access: 'none' },
+        ]),
+      ),
+      host({ '/home/u/': '', '/w/.env': 'KEY=1', '/opt/secrets/': '', '/w/.git/': '' }),
+    );
+    const args = plan.argv.join(' ');
+    expect(args).toContain('--perms 0000 --tmpfs /home');
+    expect(args).toContain('--perms 0000 --tmpfs /opt/secrets');
+    expect(args).toContain('--ro-bind /run/ux/denied /w/.env');
+    expect(args).toContain('--remount-ro /home --remount-ro /opt/secrets');
+    const traversable = planBwrap(
+      { ...request(workspaceWrite([{ path: { type: 'path', path: '/' }, access: 'none' }])), cwd: '/w' },
+      host({ '/w/': '' }),
+    );
+    expect(traversable.argv.join(' ')).toContain('--perms 0111 --tmpfs /');
+  });
+
+  it('reads only the readable roots when reads are restricted', () => {
+    const plan = planBwrap(
+      request({
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'minimal' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      }),
+      host({ '/usr/bin/': '', '/etc/': '', '/w/': '' }),
+    );
+    const args = plan.argv.join(' ');
+    expect(args).toContain('--tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --dev /dev --bind /w /w');
+    expect(args).not.toContain('--ro-bind / /');
+  });
+
+  it('protects what a symlink points to and says the link itself can be replaced', () => {
+    const plan = planBwrap(
+      request(workspaceWrite()),
+      host({ '/w/.git': '-> /w/real-git', '/w/real-git/config': '' }),
+    );
+    expect(plan.argv.join(' ')).toContain('--ro-bind /w/real-git /w/real-git');
+    expect(plan.notes).toContain(
+      '/w/.git is a symbolic link: what it points to is read-only, the link itself can be replaced',
+    );
+  });
+
+  it('removes a stale empty .git placeholder left by a killed host', () => {
+    const plan = planBwrap(request(workspaceWrite()), host({ '/w/.git': '' }));
+    expect(plan.mountTargets).toContainEqual({ path: '/w/.git', kind: 'file' });
+  });
+
+  it('refuses an empty argv and a relative cwd', () => {
+    expect(() => planBwrap({ ...request(workspaceWrite()), argv: [] }, host({}))).toThrow(
+      MissingCommandLineError,
+    );
+    expect(() => planBwrap({ ...request(workspaceWrite()), cwd: 'w' }, host({}))).toThrow(
+      'cwd: must be absolute, got "w"',
+    );
+  });
+});
+
+describe('findBwrap', () => {
+  it('skips a bwrap inside the working directory and takes the next on PATH', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ux-find-bwrap-')));
+    try {
+      mkdirSync(join(dir, 'repo', 'bin'), { recursive: true });
+      mkdirSync(join(dir, 'system'));
+      for (const bin of [join(dir, 'repo', 'bin', 'bwrap'), join(dir, 'system', 'bwrap')]) {
+        writeFileSync(bin, '#!/bin/sh\n');
+        chmodSync(bin, 0o755);
+      }
+      const path = [join(dir, 'repo', 'bin'), join(dir, 'system')].join(':');
+      expect(findBwrap({ path, cwd: join(dir, 'repo') })).toEqual({ path: join(dir, 'system', 'bwrap') });
+      expect(findBwrap({ path: join(dir, 'repo', 'bin'), cwd: join(dir, 'repo') })).toMatchObject({
+        reason: expect.stringContaining('was not found on PATH'),
+      });
+      expect(findBwrap({ configured: 'bwrap' })).toEqual({
+        reason: 'bwrapPath must be absolute, got "bwrap"',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('classifyBwrapDenial', () => {
+  it.each([
+    [{ exitCode: 0, output: 'Permission denied' }, 'not_denied'],
+    [{ exitCode: 1, output: "touch: cannot touch 'x': Read-only file system" }, 'denied'],
+    [{ exitCode: 3, output: 'Error: connect ENETUNREACH' }, 'unknown'],
+    [{ exitCode: 6, output: 'curl: (6) Could not resolve host: example.com' }, 'denied'],
+    [{ exitCode: 159, output: '' }, 'denied'],
+    [{ exitCode: 1, output: 'bwrap: Creating new namespace failed: Operation not permitted' }, 'not_denied'],
+    [{ exitCode: 2, output: 'make: *** [all] Error 2' }, 'unknown'],
+  ])('%j → %s', (evidence, verdict) => {
+    expect(classifyBwrapDenial(evidence)).toBe(verdict);
+  });
+});
+
+describe('explainFailure', () => {
+  it.each([
+    ['bwrap: setting up uid map: Permission denied', /AppArmor/, /apparmor_restrict_unprivileged_userns=0/],
+    [
+      'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces',
+      /user namespaces are not available/,
+      /max_user_namespaces/,
+    ],
+    ["bwrap: Can't mount proc on /newroot/proc: Operation not permitted", /private \/proc/, /--privileged/],
+  ])('%s', (stderr, reason, fix) => {
+    const probe = explainFailure(stderr);
+    expect(probe.reason).toMatch(reason);
+    expect(probe.fix).toMatch(fix);
+  });
+});

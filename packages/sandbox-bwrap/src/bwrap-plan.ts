@@ -1,0 +1,303 @@
+import { posix } from 'node:path';
+import {
+  type FsView,
+  globToRegExp,
+  InvalidArgumentsError,
+  isUnder,
+  MissingCommandLineError,
+  resolveSandboxLayout,
+  type SandboxLayout,
+  type SandboxPlanRequest,
+} from '@ux/protocol';
+
+/** Readable system roots for policies that read `minimal` only. */
+export const LINUX_MINIMAL_READ_ROOTS = [
+  '/bin',
+  '/sbin',
+  '/usr',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/nix/store',
+  '/run/current-system/sw',
+];
+/** How deep a deny-read glob is expanded below each root, and how many matches at most. */
+export const GLOB_SCAN_DEFAULT_DEPTH = 4;
+export const GLOB_SCAN_MAX_MATCHES = 8192;
+/** The descriptor the seccomp program arrives on. */
+export const SECCOMP_FD = 3;
+
+/** What the planner needs to know about the host; all of it injected, so plans are deterministic. */
+export interface BwrapHost {
+  bwrapPath: string;
+  /** The shell that prepares descriptors before bwrap starts: bash (closes any fd) or a POSIX sh. */
+  shell: string;
+  /** File holding the compiled seccomp program for this plan's network mode. */
+  seccompFile: string;
+  /** An empty file with mode 000, bound over deny-read files. */
+  deniedFile: string;
+  /**
+   * An empty read-only regular file that stands where a missing protected path would go. Not
+   * /dev/null: bwrap binds are nodev, so a device there cannot be opened, and login shells read the
+   * start-up files it stands in for ("Permission denied" on every command).
+   */
+  emptyFile: string;
+  fs: FsView;
+  homeDir?: string;
+  /** The bwrap build knows `--disable-userns` (0.8.0+). */
+  disableUserns: boolean;
+}
+
+/** A path bwrap will create on the host as a mount point; it is removed after the run. */
+export interface MountTarget {
+  path: string;
+  kind: 'file' | 'dir';
+}
+
+export interface BwrapPlan {
+  argv: string[];
+  env: Record<string, string>;
+  mountTargets: MountTarget[];
+  notes: string[];
+  layout: SandboxLayout;
+}
+
+interface MountOp {
+  dest: string;
+  args: string[];
+  /** Masks are remounted read-only after everything inside them is in place. */
+  remountReadOnly?: boolean;
+}
+
+/**
+ * The bwrap command for one request (spec sandbox-backends §2.2.2–2.2.3): read-only root (or only the
+ * readable roots), a private /dev, writable roots with their protected carve-outs read-only, deny-read
+ * masks, private user/pid/ipc/uts (and net) namespaces, no capabilities, a private /proc, the seccomp
+ * program on fd 3. Pure: it only reads through `host.fs`.
+ */
+export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPlan {
+  if (request.argv.length === 0) throw new MissingCommandLineError();
+  if (!request.cwd.startsWith('/')) {
+    throw new InvalidArgumentsError({
+      tool: 'bwrap plan',
+      issues: [{ path: 'cwd', message: `must be absolute, got "${request.cwd}"` }],
+    });
+  }
+  const layout = resolveSandboxLayout(
+    request.policy,
+    {
+      cwd: request.cwd,
+      ...(request.projectRoots ? { projectRoots: request.projectRoots } : {}),
+      ...(request.env.TMPDIR ? { tmpdir: request.env.TMPDIR } : {}),
+      ...(host.homeDir ? { homeDir: host.homeDir } : {}),
+      minimalRoots: LINUX_MINIMAL_READ_ROOTS,
+    },
+    host.fs,
+    host.homeDir ? { homeDir: host.homeDir } : {},
+  );
+  const notes: string[] = [];
+  const mountTargets: MountTarget[] = [];
+  const ops: MountOp[] = [];
+  const writableRoots = layout.writableRoots.map((root) => root.root);
+  const fullWrite = writableRoots.includes('/');
+
+  for (const { root, readOnly } of layout.writableRoots) {
+    ops.push({ dest: root, args: ['--bind', root, root] });
+    // A directory holding protected entries is bound onto itself: a mount point cannot be renamed or
+    // removed (EBUSY), so `mv .git elsewhere` cannot swap in a directory with other hooks and config.
+    for (const parent of pinnedParents(readOnly, root, host.fs))
+      ops.push({ dest: parent, args: ['--bind', parent, parent] });
+    for (const carve of readOnly) {
+      if (carve.kind === 'file' && isStalePlaceholder(carve.path, root, host.fs)) {
+        // An empty file where `.git` or an agent directory belongs is a mount point an earlier run could
+        // not remove (its host was killed): keep it blocked, and let this run remove it afterwards.
+        ops.push({ dest: carve.path, args: ['--ro-bind', host.emptyFile, carve.path] });
+        mountTargets.push({ path: carve.path, kind: 'file' });
+      } else if (carve.kind === 'file' || carve.kind === 'dir') {
+        ops.push({ dest: carve.path, args: ['--ro-bind', carve.path, carve.path] });
+      } else if (carve.kind === 'symlink') {
+        const target = host.fs.realpath(carve.path);
+        if (target && writableRoots.some((w) => isUnder(target, w)))
+          ops.push({ dest: target, args: ['--ro-bind', target, target] });
+        notes.push(
+          `${carve.path} is a symbolic link: what it points to is read-only, the link itself can be replaced`,
+        );
+      } else {
+        // Block creating it: an empty read-only file stands where the first missing component would go.
+        const missing = firstMissing(carve.path, root, host.fs);
+        if (missing && !ops.some((op) => op.dest === missing)) {
+          ops.push({ dest: missing, args: ['--ro-bind', host.emptyFile, missing] });
+          mountTargets.push({ path: missing, kind: 'file' });
+        }
+      }
+    }
+  }
+
+  const denied = [
+    ...layout.unreadable,
+    ...expandGlobs(layout.unreadableGlobs, [request.cwd, ...writableRoots], host.fs, notes),
+  ];
+  for (const path of [...new Set(denied)]) {
+    const kind = host.fs.kind(path);
+    const insideWritable = writableRoots.some((w) => isUnder(path, w));
+    if (kind === 'dir') {
+      // Descendants that must stay reachable (writable or readable roots) need the mask traversable.
+      const traversable = [...writableRoots, ...layout.readableRoots].some(
+        (other) => other !== path && isUnder(other, path),
+      );
+      ops.push({
+        dest: path,
+        args: ['--perms', traversable ? '0111' : '0000', '--tmpfs', path],
+        remountReadOnly: true,
+      });
+    } else if (kind !== undefined) {
+      ops.push({ dest: path, args: ['--ro-bind', host.deniedFile, path] });
+    } else if (insideWritable) {
+      const missing = firstMissing(path, writableRoots.find((w) => isUnder(path, w))!, host.fs);
+      if (missing && !ops.some((op) => op.dest === missing)) {
+        ops.push({ dest: missing, args: ['--ro-bind', host.deniedFile, missing] });
+        mountTargets.push({ path: missing, kind: 'file' });
+      }
+    }
+  }
+
+  // Parents before children: a mask or bind over a directory must not hide mounts made inside it.
+  const ordered = ops
+    .map((op, index) => ({ op, index }))
+    .sort((a, b) => depth(a.op.dest) - depth(b.op.dest) || a.index - b.index)
+    .map(({ op }) => op);
+
+  const bwrap: string[] = [host.bwrapPath];
+  if (!request.tty) bwrap.push('--new-session');
+  bwrap.push('--die-with-parent', '--unshare-user');
+  if (host.disableUserns) bwrap.push('--disable-userns');
+  bwrap.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (layout.network === 'restricted') bwrap.push('--unshare-net');
+  if (fullWrite) bwrap.push('--bind', '/', '/');
+  else if (layout.readAll) bwrap.push('--ro-bind', '/', '/');
+  else {
+    bwrap.push('--tmpfs', '/');
+    for (const root of layout.readableRoots) bwrap.push('--ro-bind', root, root);
+  }
+  bwrap.push('--dev', '/dev');
+  for (const op of ordered) if (!(fullWrite && op.dest === '/')) bwrap.push(...op.args);
+  for (const op of ordered) if (op.remountReadOnly) bwrap.push('--remount-ro', op.dest);
+  // The sandbox's root is uid 0 when ux runs as root: files of /proc that only check ownership (kernel
+  // tunables, the sysrq trigger) must be read-only, or a command could change the host's kernel.
+  bwrap.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
+  if (host.fs.kind('/proc/sysrq-trigger') !== undefined)
+    bwrap.push('--ro-bind', '/dev/null', '/proc/sysrq-trigger');
+  bwrap.push(
+    '--cap-drop',
+    'ALL',
+    '--chdir',
+    request.cwd,
+    '--seccomp',
+    String(SECCOMP_FD),
+    '--',
+    ...request.argv,
+  );
+
+  const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'bwrap' };
+  if (layout.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
+  if (layout.missingWritableRoots.length > 0) {
+    notes.push(`writable roots that do not exist were skipped: ${layout.missingWritableRoots.join(', ')}`);
+  }
+  const argv = [host.shell, '-c', LAUNCH_SCRIPT, 'ux-bwrap', host.seccompFile, ...bwrap];
+  return { argv, env, mountTargets, notes, layout };
+}
+
+/**
+ * Runs before bwrap: closes every inherited descriptor above stderr (bwrap passes them all into the
+ * sandbox, and an open descriptor to a file outside is a way out no mount can stop), then opens the
+ * seccomp program on fd 3. Closing descriptors above 9 needs bash (or busybox ash); a shell that cannot
+ * fails here, and the sandbox does not start.
+ */
+export const LAUNCH_SCRIPT = `for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
+
+/** Names that are never a valid empty regular file directly in a writable root. */
+const PLACEHOLDER_NAMES = ['.git', '.ux', '.codex', '.agents'];
+
+function isStalePlaceholder(path: string, root: string, fs: FsView): boolean {
+  return (
+    posix.dirname(path) === root &&
+    PLACEHOLDER_NAMES.includes(posix.basename(path)) &&
+    fs.readFile(path) === ''
+  );
+}
+
+/** Existing directories (below the root) that directly contain an existing protected entry. */
+function pinnedParents(
+  readOnly: readonly { path: string; kind: string }[],
+  root: string,
+  fs: FsView,
+): string[] {
+  const parents = new Set<string>();
+  for (const carve of readOnly) {
+    if (carve.kind === 'missing' || carve.kind === 'symlink') continue;
+    const parent = posix.dirname(carve.path);
+    if (parent !== root && isUnder(parent, root) && fs.kind(parent) === 'dir') parents.add(parent);
+  }
+  return [...parents];
+}
+
+/** The shallowest component of `path` below `root` that does not exist. */
+function firstMissing(path: string, root: string, fs: FsView): string | undefined {
+  const parts = posix.relative(root, path).split('/');
+  let current = root;
+  for (const part of parts) {
+    current = posix.join(current, part);
+    if (fs.kind(current) === undefined) return current;
+  }
+  return undefined;
+}
+
+/** Existing matches of deny-read globs under the given roots, breadth-first, bounded. */
+function expandGlobs(
+  patterns: readonly string[],
+  roots: readonly string[],
+  fs: FsView,
+  notes: string[],
+): string[] {
+  if (patterns.length === 0) return [];
+  const regexps = patterns.map((pattern) => globToRegExp(pattern));
+  const matches = new Set<string>();
+  const seen = new Set<string>();
+  let budget = GLOB_SCAN_MAX_MATCHES;
+  for (const root of roots) {
+    let level = [root];
+    for (let d = 0; d <= GLOB_SCAN_DEFAULT_DEPTH && level.length > 0; d++) {
+      const next: string[] = [];
+      for (const directory of level) {
+        if (seen.has(directory)) continue;
+        seen.add(directory);
+        for (const name of fs.readdir(directory)) {
+          if (name === '.git' || name === 'node_modules') continue;
+          const path = posix.join(directory, name);
+          if (regexps.some((regexp) => regexp.test(path))) {
+            matches.add(path);
+            if (--budget === 0) {
+              notes.push(
+                `deny-read globs matched more than ${GLOB_SCAN_MAX_MATCHES} paths; only those were hidden`,
+              );
+              return [...matches];
+            }
+          } else if (fs.kind(path) === 'dir') next.push(path);
+        }
+      }
+      level = next;
+    }
+  }
+  if (patterns.length > 0) {
+    notes.push(
+      `deny-read globs hide the ${matches.size} matches that existed at start (${GLOB_SCAN_DEFAULT_DEPTH} levels deep); files created later are not hidden`,
+    );
+  }
+  return [...matches];
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}

@@ -1,0 +1,24 @@
+import type { DenialEvidence, DenialVerdict } from '@ux/protocol';
+
+const SIGSYS_EXIT = 128 + 31;
+const DENIAL_MARKS = [
+  'read-only file system',
+  'operation not permitted',
+  'permission denied',
+  'network is unreachable',
+  'temporary failure in name resolution',
+  'could not resolve host',
+];
+
+/**
+ * bwrap's own reading of an exit (spec sandbox-backends §2.2.11): EROFS, EPERM, EACCES and network
+ * failures are denials, as is a seccomp kill (exit 159). A failure of bwrap itself (`bwrap: …`) is not:
+ * the sandbox did not start, so offering to run without it would be the wrong answer.
+ */
+export function classifyBwrapDenial(evidence: DenialEvidence): DenialVerdict {
+  if (evidence.exitCode === 0) return 'not_denied';
+  const output = evidence.output.toLowerCase();
+  if (/^bwrap: /m.test(output)) return 'not_denied';
+  if (evidence.exitCode === SIGSYS_EXIT || evidence.signal === 'SIGSYS') return 'denied';
+  return DENIAL_MARKS.some((mark) => output.includes(mark)) ? 'denied' : 'unknown';
+}

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import type { SandboxProbe } from '@ux/protocol';
+import { LAUNCH_SCRIPT } from './bwrap-plan.js';
+
+export interface BwrapFeatures {
+  version: string;
+  disableUserns: boolean;
+  /** `--argv0` (bubblewrap 0.9+): a command can be told the name it was called by. */
+  argv0: boolean;
+}
+
+/** Runs a command with a deadline and returns what it printed. */
+function run(
+  file: string,
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin' } }, (error, stdout, stderr) => {
+      const code = error ? (((error as { code?: unknown }).code as number | null) ?? 1) : 0;
+      resolve({ code: typeof code === 'number' ? code : 1, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+export async function bwrapFeatures(bwrapPath: string): Promise<BwrapFeatures | { reason: string }> {
+  const version = await run(bwrapPath, ['--version']);
+  if (version.code !== 0)
+    return { reason: `${bwrapPath} --version failed: ${(version.stderr || version.stdout).trim()}` };
+  const help = await run(bwrapPath, ['--help']);
+  return {
+    version: version.stdout.trim().replace(/^bubblewrap\s+/, ''),
+    disableUserns: help.stdout.includes('--disable-userns'),
+    argv0: help.stdout.includes('--argv0'),
+  };
+}
+
+/**
+ * Starts a real sandbox the way plans do (user, pid and net namespaces, private /proc and /dev, no
+ * capabilities, the seccomp program) and turns a failure into the reason and the fix.
+ */
+export async function probeBwrapRun(
+  bwrapPath: string,
+  seccompFile: string,
+  shell: string,
+): Promise<SandboxProbe | undefined> {
+  const result = await run(shell, [
+    '-c',
+    LAUNCH_SCRIPT,
+    'ux-bwrap-probe',
+    seccompFile,
+    bwrapPath,
+    '--new-session',
+    '--die-with-parent',
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--cap-drop',
+    'ALL',
+    '--seccomp',
+    '3',
+    '--',
+    '/bin/true',
+  ]);
+  if (result.code === 0) return undefined;
+  return explainFailure((result.stderr || result.stdout).trim());
+}
+
+/** The reason and the fix for a bwrap start-up failure (spec sandbox-backends §2.2.7, §4.2). */
+export function explainFailure(stderr: string): SandboxProbe & { available: false } {
+  const text = stderr || 'bwrap exited without a message';
+  if (/setting up uid map: Permission denied|RTM_NEWADDR|RTM_NEWLINK/.test(text)) {
+    return {
+      available: false,
+      reason: `bubblewrap cannot set up a user namespace (${text}); AppArmor restricts unprivileged user namespaces on this system`,
+      fix: 'allow them: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for bwrap with the "userns," rule',
+    };
+  }
+  if (
+    /No permissions to create (a )?new namespace|Creating new namespace failed|unshare.*(Operation not permitted|No space left)/i.test(
+      text,
+    )
+  ) {
+    return {
+      available: false,
+      reason: `user namespaces are not available (${text})`,
+      fix: 'enable them: sudo sysctl -w user.max_user_namespaces=15000 (and kernel.unprivileged_userns_clone=1 where it exists); in a container, allow namespaces (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined)',
+    };
+  }
+  if (/Can't mount proc/.test(text)) {
+    return {
+      available: false,
+      reason: `bubblewrap cannot mount a private /proc here (${text}); ux does not fall back to the host's /proc, which would expose other processes`,
+      fix: 'run where /proc can be mounted (a container needs --privileged or an unmasked /proc), or use the container itself as the sandbox with sandbox mode "danger-full-access"',
+    };
+  }
+  if (/seccomp/i.test(text)) {
+    return {
+      available: false,
+      reason: `bubblewrap could not load the seccomp filter (${text})`,
+      fix: 'use a kernel with seccomp filter support (CONFIG_SECCOMP_FILTER)',
+    };
+  }
+  return {
+    available: false,
+    reason: `bubblewrap failed to start a sandbox: ${text}`,
+    fix: 'run `ux doctor` and check that bwrap works: bwrap --ro-bind / / --unshare-user true',
+  };
+}
