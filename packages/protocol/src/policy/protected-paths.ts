@@ -1,4 +1,4 @@
-import { posix } from 'node:path';
+import { posix, win32 } from 'node:path';
 import type { FsView } from './fs-view.js';
 
 /** One path inside a writable root that must stay read-only, and why. */
@@ -46,10 +46,14 @@ export interface ProtectedPathsOptions {
   homeDir?: string;
   /** Default `PROTECTED_METADATA_DIRS`. */
   metadataDirs?: readonly string[];
+  /** Path flavour of `root`, `homeDir` and the results; Windows plans are built on any OS. Default `posix`. */
+  pathStyle?: 'posix' | 'win32';
 }
 
+type PathApi = typeof posix;
+
 /**
- * The read-only carve-outs of one writable root (absolute, POSIX): git configuration and hooks (also
+ * The read-only carve-outs of one writable root (absolute; POSIX unless `pathStyle: 'win32'`): git configuration and hooks (also
  * of submodules, linked worktrees and the target of a `gitdir:` pointer file), the agent metadata
  * directories, and the user's start-up and config files when the home directory is inside the root.
  * A symlink is protected as the link itself, never by following it.
@@ -59,6 +63,7 @@ export function protectedPaths(
   fs: FsView,
   options: ProtectedPathsOptions = {},
 ): ProtectedPath[] {
+  const api: PathApi = options.pathStyle === 'win32' ? win32 : posix;
   const found: ProtectedPath[] = [];
   const seen = new Set<string>();
   const add = (path: string, why: string, blockWhenMissing = true) => {
@@ -69,14 +74,14 @@ export function protectedPaths(
     found.push({ path, kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind, why });
   };
 
-  const gitPath = posix.join(root, '.git');
+  const gitPath = api.join(root, '.git');
   const gitKind = fs.kind(gitPath);
   if (gitKind === 'dir') {
-    protectGitDir(gitPath, fs, add);
+    protectGitDir(gitPath, fs, add, api);
   } else if (gitKind === 'file') {
     add(gitPath, 'git pointer file: says where the repository lives');
-    const target = gitdirTarget(gitPath, fs);
-    if (target) protectLinkedGitDir(target, fs, add);
+    const target = gitdirTarget(gitPath, fs, options.pathStyle);
+    if (target) protectLinkedGitDir(target, fs, add, api);
   } else if (gitKind === 'symlink') {
     add(gitPath, 'git directory link');
   } else {
@@ -84,59 +89,83 @@ export function protectedPaths(
   }
 
   for (const name of options.metadataDirs ?? PROTECTED_METADATA_DIRS) {
-    add(posix.join(root, name), 'agent metadata: instructions and skills');
+    add(api.join(root, name), 'agent metadata: instructions and skills');
   }
 
   const home = options.homeDir;
-  if (home && (home === root || home.startsWith(`${root}/`))) {
+  if (home && homeInside(home, root, api)) {
     for (const name of SHELL_STARTUP_FILES) {
-      add(posix.join(home, name), 'shell start-up file', STARTUP_FILES_TO_BLOCK.includes(name));
+      add(api.join(home, name), 'shell start-up file', STARTUP_FILES_TO_BLOCK.includes(name));
     }
-    for (const name of USER_CONFIG_PATHS) add(posix.join(home, name), 'user git or SSH configuration', false);
+    for (const name of USER_CONFIG_PATHS) add(api.join(home, name), 'user git or SSH configuration', false);
   }
   return found;
 }
 
 type Add = (path: string, why: string, blockWhenMissing?: boolean) => void;
 
-function protectGitDir(gitDir: string, fs: FsView, add: Add, depth = 0): void {
+function protectGitDir(gitDir: string, fs: FsView, add: Add, api: PathApi, depth = 0): void {
   for (const name of GIT_DIR_CODE) {
     // config and hooks exist in every repository; the others must not be created either.
-    add(posix.join(gitDir, name), 'git configuration or hooks');
+    add(api.join(gitDir, name), 'git configuration or hooks');
   }
   if (depth > 8) return;
-  const modules = posix.join(gitDir, 'modules');
-  for (const name of fs.kind(modules) === 'dir' ? fs.readdir(modules) : []) {
-    const module = posix.join(modules, name);
-    if (fs.kind(module) === 'dir') protectGitDir(module, fs, add, depth + 1);
-  }
-  const worktrees = posix.join(gitDir, 'worktrees');
+  protectModules(api.join(gitDir, 'modules'), fs, add, api, depth);
+  const worktrees = api.join(gitDir, 'worktrees');
   for (const name of fs.kind(worktrees) === 'dir' ? fs.readdir(worktrees) : []) {
-    const worktree = posix.join(worktrees, name);
+    const worktree = api.join(worktrees, name);
     if (fs.kind(worktree) !== 'dir') continue;
     for (const pointer of GIT_WORKTREE_POINTERS)
-      add(posix.join(worktree, pointer), 'linked worktree pointer or config');
+      add(api.join(worktree, pointer), 'linked worktree pointer or config');
+  }
+}
+
+/**
+ * Submodule git dirs under `modules/`. A submodule named `libs/json` lives in `modules/libs/json`, so a
+ * directory that is not itself a git dir (no `HEAD`, no `config`) is searched further.
+ */
+function protectModules(directory: string, fs: FsView, add: Add, api: PathApi, depth: number): void {
+  if (depth > 8 || fs.kind(directory) !== 'dir') return;
+  for (const name of fs.readdir(directory)) {
+    const entry = api.join(directory, name);
+    if (fs.kind(entry) !== 'dir') continue;
+    const isGitDir = fs.kind(api.join(entry, 'HEAD')) !== undefined || fs.kind(api.join(entry, 'config')) !== undefined;
+    if (isGitDir) protectGitDir(entry, fs, add, api, depth + 1);
+    else protectModules(entry, fs, add, api, depth + 1);
   }
 }
 
 /** A linked worktree's or submodule's git dir, and the repository it points back to. */
-function protectLinkedGitDir(gitDir: string, fs: FsView, add: Add): void {
-  const commondir = fs.readFile(posix.join(gitDir, 'commondir'))?.trim();
+function protectLinkedGitDir(gitDir: string, fs: FsView, add: Add, api: PathApi): void {
+  const commondir = fs.readFile(api.join(gitDir, 'commondir'))?.trim();
   if (commondir) {
     for (const pointer of GIT_WORKTREE_POINTERS)
-      add(posix.join(gitDir, pointer), 'linked worktree pointer or config');
-    const common = posix.resolve(gitDir, commondir);
-    if (fs.kind(common) === 'dir') protectGitDir(common, fs, add);
+      add(api.join(gitDir, pointer), 'linked worktree pointer or config');
+    const common = api.resolve(gitDir, commondir);
+    if (fs.kind(common) === 'dir') protectGitDir(common, fs, add, api);
   } else {
-    protectGitDir(gitDir, fs, add);
+    protectGitDir(gitDir, fs, add, api);
   }
 }
 
 /** The directory a `.git` file points at (`gitdir: <path>`, relative to the file), when it exists. */
-export function gitdirTarget(gitFile: string, fs: FsView): string | undefined {
+export function gitdirTarget(
+  gitFile: string,
+  fs: FsView,
+  pathStyle: 'posix' | 'win32' = 'posix',
+): string | undefined {
+  const api: PathApi = pathStyle === 'win32' ? win32 : posix;
   const text = fs.readFile(gitFile);
   const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null;
   if (!match) return undefined;
-  const target = posix.resolve(posix.dirname(gitFile), match[1]!);
+  const target = api.resolve(api.dirname(gitFile), match[1]!);
   return fs.kind(target) === 'dir' ? target : undefined;
+}
+
+/** Whether the home directory is the root or below it (Windows paths compare case-insensitively). */
+function homeInside(home: string, root: string, api: PathApi): boolean {
+  if (api === posix) return home === root || home.startsWith(`${root}/`);
+  const h = home.toLowerCase();
+  const r = root.toLowerCase();
+  return h === r || h.startsWith(r.endsWith('\\') ? r : `${r}\\`);
 }

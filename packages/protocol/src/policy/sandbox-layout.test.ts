@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { memoryFsView } from './fs-view.js';
-import { protectedPaths } from './protected-paths.js';
-import { canonicalize, resolveSandboxLayout } from './sandbox-layout.js';
+import { type FsView, memoryFsView } from './fs-view.js';
+import { gitdirTarget, protectedPaths } from './protected-paths.js';
+import { canonicalize, isUnder, resolveSandboxLayout } from './sandbox-layout.js';
 
 const repo = memoryFsView({
   '/w/.git/config': '[core]',
@@ -38,6 +38,21 @@ describe('protectedPaths', () => {
     ]);
   });
 
+  it('finds submodules whose names have slashes, and submodules of submodules', () => {
+    const fs = memoryFsView({
+      '/w/.git/config': '',
+      '/w/.git/hooks/': '',
+      '/w/.git/modules/libs/json/HEAD': 'ref: refs/heads/main',
+      '/w/.git/modules/libs/json/hooks/': '',
+      '/w/.git/modules/libs/json/modules/inner/config': '',
+    });
+    const found = summary(protectedPaths('/w', fs));
+    expect(found).toContain('dir /w/.git/modules/libs/json/hooks');
+    expect(found).toContain('missing /w/.git/modules/libs/json/config');
+    expect(found).toContain('file /w/.git/modules/libs/json/modules/inner/config');
+    expect(found).not.toContain('missing /w/.git/modules/libs/config');
+  });
+
   it('protects a gitdir pointer file and the repository it points to', () => {
     const fs = memoryFsView({
       '/wt/.git': 'gitdir: ../main/.git/worktrees/wt\n',
@@ -68,7 +83,11 @@ describe('protectedPaths', () => {
   });
 
   it('protects start-up and config files when the home directory is inside the root', () => {
-    const fs = memoryFsView({ '/home/u/.bashrc': '', '/home/u/.ssh/authorized_keys': '', '/home/u/.git/config': '' });
+    const fs = memoryFsView({
+      '/home/u/.bashrc': '',
+      '/home/u/.ssh/authorized_keys': '',
+      '/home/u/.git/config': '',
+    });
     const paths = summary(protectedPaths('/home/u', fs, { homeDir: '/home/u', metadataDirs: [] })).filter(
       (line) => !line.includes('/.git/'),
     );
@@ -88,7 +107,13 @@ describe('protectedPaths', () => {
 
 describe('resolveSandboxLayout', () => {
   it('gives workspace-write its writable roots with carve-outs, read everywhere, and masks', () => {
-    const fs = memoryFsView({ '/w/.git/config': '', '/w/.git/hooks/': '', '/tmp/': '', '/w/secrets/': '', '/w/docs/': '' });
+    const fs = memoryFsView({
+      '/w/.git/config': '',
+      '/w/.git/hooks/': '',
+      '/tmp/': '',
+      '/w/secrets/': '',
+      '/w/docs/': '',
+    });
     const layout = resolveSandboxLayout(
       {
         fileSystem: {
@@ -128,7 +153,10 @@ describe('resolveSandboxLayout', () => {
     const fs = memoryFsView({ '/usr/': '', '/w/': '' });
     const restricted = resolveSandboxLayout(
       {
-        fileSystem: { kind: 'restricted', entries: [{ path: { type: 'special', value: 'minimal' }, access: 'read' }] },
+        fileSystem: {
+          kind: 'restricted',
+          entries: [{ path: { type: 'special', value: 'minimal' }, access: 'read' }],
+        },
         network: 'enabled',
       },
       { cwd: '/w', minimalRoots: ['/usr', '/lib-missing'] },
@@ -136,7 +164,9 @@ describe('resolveSandboxLayout', () => {
     );
     expect(restricted.readAll).toBe(false);
     expect(restricted.readableRoots).toEqual(['/usr']);
-    expect(resolveSandboxLayout({ fileSystem: { kind: 'unrestricted' }, network: 'enabled' }, { cwd: '/w' }, fs)).toMatchObject({
+    expect(
+      resolveSandboxLayout({ fileSystem: { kind: 'unrestricted' }, network: 'enabled' }, { cwd: '/w' }, fs),
+    ).toMatchObject({
       readAll: true,
       writableRoots: [],
     });
@@ -145,5 +175,158 @@ describe('resolveSandboxLayout', () => {
   it('canonicalises through symlinks and keeps a missing tail', () => {
     const fs = memoryFsView({ '/link': '-> /real', '/real/': '' });
     expect(canonicalize('/link/a/b', fs)).toBe('/real/a/b');
+  });
+});
+
+/** A Windows-flavoured in-memory FsView: case-insensitive, `\` separators, trailing `\` marks directories. */
+function win32Fs(entries: Record<string, string>): FsView {
+  const kinds = new Map<string, { path: string; kind: 'file' | 'dir'; content: string }>();
+  const key = (path: string) => path.replace(/[\\/]+$/, '').toLowerCase();
+  const addDir = (path: string) => {
+    for (let dir = path; ; dir = dir.slice(0, dir.lastIndexOf('\\'))) {
+      if (!kinds.has(key(dir))) kinds.set(key(dir), { path: dir, kind: 'dir', content: '' });
+      if (!dir.includes('\\', 3)) break;
+    }
+  };
+  for (const [path, content] of Object.entries(entries)) {
+    if (path.endsWith('\\')) addDir(path.slice(0, -1));
+    else {
+      addDir(path.slice(0, path.lastIndexOf('\\')));
+      kinds.set(key(path), { path, kind: 'file', content });
+    }
+  }
+  return {
+    kind: (path) => kinds.get(key(path))?.kind,
+    readFile: (path) => kinds.get(key(path))?.content,
+    readdir: (path) =>
+      [...kinds.values()]
+        .filter((entry) => key(entry.path).startsWith(`${key(path)}\\`))
+        .map((entry) => entry.path.slice(path.length + 1).split('\\')[0]!)
+        .filter((name, index, all) => all.indexOf(name) === index)
+        .sort(),
+    realpath: (path) => kinds.get(key(path))?.path,
+  };
+}
+
+describe('Windows paths (pathStyle: win32)', () => {
+  const fs = win32Fs({
+    'C:\\Work\\App\\.git\\config': '',
+    'C:\\Work\\App\\.git\\hooks\\': '',
+    'C:\\Work\\App\\.git\\modules\\lib\\config': '',
+    'C:\\Work\\App\\.codex\\': '',
+    'C:\\Work\\App\\docs\\': '',
+    'C:\\Work\\Wt\\.git': 'gitdir: C:/Work/App/.git/worktrees/wt\n',
+    'C:\\Work\\App\\.git\\worktrees\\wt\\commondir': '../..\n',
+    'C:\\Work\\App\\.git\\worktrees\\wt\\gitdir': 'C:/Work/Wt/.git',
+    'C:\\Users\\Me\\AppData\\Local\\Temp\\': '',
+    '\\\\server\\share\\repo\\.git\\config': '',
+  });
+
+  it('protects git config, hooks, submodules and metadata with backslash paths', () => {
+    expect(summary(protectedPaths('C:\\Work\\App', fs, { pathStyle: 'win32' }))).toEqual([
+      'file C:\\Work\\App\\.git\\config',
+      'missing C:\\Work\\App\\.git\\config.worktree',
+      'dir C:\\Work\\App\\.git\\hooks',
+      'missing C:\\Work\\App\\.git\\info\\attributes',
+      'file C:\\Work\\App\\.git\\modules\\lib\\config',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\hooks',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+      'file C:\\Work\\App\\.git\\worktrees\\wt\\commondir',
+      'file C:\\Work\\App\\.git\\worktrees\\wt\\gitdir',
+      'missing C:\\Work\\App\\.git\\worktrees\\wt\\config.worktree',
+      'missing C:\\Work\\App\\.ux',
+      'dir C:\\Work\\App\\.codex',
+      'missing C:\\Work\\App\\.agents',
+    ]);
+  });
+
+  it('follows a forward-slash gitdir pointer to the linked worktree and its repository', () => {
+    expect(summary(protectedPaths('C:\\Work\\Wt', fs, { pathStyle: 'win32', metadataDirs: [] }))).toEqual([
+      'file C:\\Work\\Wt\\.git',
+      'file C:\\Work\\App\\.git\\worktrees\\wt\\commondir',
+      'file C:\\Work\\App\\.git\\worktrees\\wt\\gitdir',
+      'missing C:\\Work\\App\\.git\\worktrees\\wt\\config.worktree',
+      'file C:\\Work\\App\\.git\\config',
+      'missing C:\\Work\\App\\.git\\config.worktree',
+      'dir C:\\Work\\App\\.git\\hooks',
+      'missing C:\\Work\\App\\.git\\info\\attributes',
+      'file C:\\Work\\App\\.git\\modules\\lib\\config',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\hooks',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+    ]);
+    expect(gitdirTarget('C:\\Work\\Wt\\.git', fs, 'win32')).toBe('C:\\Work\\App\\.git\\worktrees\\wt');
+  });
+
+  it('treats the home directory as inside a root regardless of case', () => {
+    const home = win32Fs({ 'C:\\Users\\Me\\.bashrc': '', 'C:\\Users\\Me\\.ssh\\config': '' });
+    const paths = summary(
+      protectedPaths('c:\\users', home, { pathStyle: 'win32', homeDir: 'C:\\Users\\Me', metadataDirs: [] }),
+    );
+    expect(paths).toContain('file C:\\Users\\Me\\.bashrc');
+    expect(paths).toContain('dir C:\\Users\\Me\\.ssh');
+    expect(
+      summary(protectedPaths('C:\\Users\\Other', home, { pathStyle: 'win32', homeDir: 'C:\\Users\\Me' })),
+    ).not.toContain('file C:\\Users\\Me\\.bashrc');
+  });
+
+  it('resolves a workspace-write layout: drive root reads all, canonical roots, carve-outs, masks', () => {
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'root' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+            { path: { type: 'special', value: 'tmpdir' }, access: 'write' },
+            { path: { type: 'special', value: 'slash_tmp' }, access: 'write' },
+            { path: { type: 'path', path: 'docs' }, access: 'read' },
+            { path: { type: 'path', path: 'D:\\missing' }, access: 'write' },
+            { path: { type: 'path', path: '\\\\server\\share\\repo' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      },
+      { cwd: 'c:\\work\\app', tmpdir: 'C:\\Users\\Me\\AppData\\Local\\Temp', pathStyle: 'win32' },
+      fs,
+      { metadataDirs: [] },
+    );
+    expect(layout.readAll).toBe(true);
+    expect(layout.writableRoots.map((root) => root.root)).toEqual([
+      'C:\\Work\\App',
+      '\\\\server\\share\\repo',
+      'C:\\Users\\Me\\AppData\\Local\\Temp',
+    ]);
+    expect(layout.writableRoots[0]!.readOnly.map((p) => p.path)).toEqual([
+      'C:\\Work\\App\\.git\\config',
+      'C:\\Work\\App\\.git\\config.worktree',
+      'C:\\Work\\App\\.git\\hooks',
+      'C:\\Work\\App\\.git\\info\\attributes',
+      'C:\\Work\\App\\.git\\modules\\lib\\config',
+      'C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
+      'C:\\Work\\App\\.git\\modules\\lib\\hooks',
+      'C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+      'C:\\Work\\App\\.git\\worktrees\\wt\\commondir',
+      'C:\\Work\\App\\.git\\worktrees\\wt\\gitdir',
+      'C:\\Work\\App\\.git\\worktrees\\wt\\config.worktree',
+      'c:\\work\\app\\docs',
+    ]);
+    expect(layout.writableRoots[1]!.readOnly.map((p) => p.path)).toEqual([
+      '\\\\server\\share\\repo\\.git\\config',
+      '\\\\server\\share\\repo\\.git\\config.worktree',
+      '\\\\server\\share\\repo\\.git\\hooks',
+      '\\\\server\\share\\repo\\.git\\info\\attributes',
+    ]);
+    expect(layout.missingWritableRoots).toEqual(['D:\\missing']);
+  });
+
+  it('compares and canonicalises Windows paths case-insensitively, POSIX paths exactly', () => {
+    expect(isUnder('C:\\Work\\App\\src', 'c:\\work\\app', 'win32')).toBe(true);
+    expect(isUnder('C:\\Work\\Apple', 'C:\\Work\\App', 'win32')).toBe(false);
+    expect(isUnder('D:\\x', 'C:\\', 'win32')).toBe(false);
+    expect(isUnder('C:\\x', 'C:\\', 'win32')).toBe(true);
+    expect(isUnder('/Work/App/src', '/work/app')).toBe(false);
+    expect(canonicalize('c:\\work\\app\\new\\file.txt', fs, 'win32')).toBe('C:\\Work\\App\\new\\file.txt');
   });
 });

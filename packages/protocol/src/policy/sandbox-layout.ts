@@ -1,4 +1,4 @@
-import { posix } from 'node:path';
+import { posix, win32 } from 'node:path';
 import type { EffectivePolicy, NetworkPolicy } from './file-system-policy.js';
 import type { FsView } from './fs-view.js';
 import { type ProtectedPath, type ProtectedPathsOptions, protectedPaths } from './protected-paths.js';
@@ -31,7 +31,8 @@ export interface SandboxLayout {
 
 /**
  * Makes a policy concrete for one run: canonical writable roots with their protected carve-outs,
- * readable and unreadable sets, network. POSIX paths only (the Windows planner does its own).
+ * readable and unreadable sets, network. Paths are POSIX unless `context.pathStyle` is `win32`, in which
+ * case they are Windows paths (compared case-insensitively) and a drive or share root counts as `/`.
  */
 export function resolveSandboxLayout(
   policy: EffectivePolicy,
@@ -49,8 +50,9 @@ export function resolveSandboxLayout(
     network: policy.network,
   };
   if (policy.fileSystem.kind !== 'restricted') return layout;
+  const style = context.pathStyle ?? 'posix';
   const entries = resolveEntries(policy.fileSystem, context);
-  const canonical = (path: string) => canonicalize(path, fs);
+  const canonical = (path: string) => canonicalize(path, fs, style);
 
   const writable = new Set<string>();
   const readOnlyEntries: string[] = [];
@@ -64,18 +66,18 @@ export function resolveSandboxLayout(
       if (fs.kind(path) === undefined) layout.missingWritableRoots.push(path);
       else writable.add(canonical(path));
     } else if (entry.access === 'read') {
-      if (path === '/') layout.readAll = true;
+      if (isFileSystemRoot(path, style)) layout.readAll = true;
       else readOnlyEntries.push(path);
     } else {
       layout.unreadable.push(canonical(path));
     }
   }
   // `/` written as a writable root means full-disk write: nothing narrower is protected by a bind.
-  const roots = [...writable].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+  const roots = [...writable].sort((a, b) => depth(a, style) - depth(b, style) || a.localeCompare(b));
   for (const root of roots) {
-    const readOnly = protectedPaths(root, fs, options);
+    const readOnly = protectedPaths(root, fs, { ...options, pathStyle: style });
     for (const path of readOnlyEntries) {
-      if (isUnder(path, root) && path !== root) {
+      if (isUnder(path, root, style) && !samePath(path, root, style)) {
         const kind = fs.kind(path);
         readOnly.push({
           path,
@@ -95,23 +97,44 @@ export function resolveSandboxLayout(
 }
 
 /** Resolves symlinks in the existing part of a path and re-joins the missing tail. */
-export function canonicalize(path: string, fs: FsView): string {
+export function canonicalize(path: string, fs: FsView, pathStyle: 'posix' | 'win32' = 'posix'): string {
+  const api = pathStyle === 'win32' ? win32 : posix;
   const missing: string[] = [];
-  let current = posix.normalize(path);
+  let current = api.normalize(path);
   for (;;) {
     const real = fs.realpath(current);
-    if (real !== undefined) return missing.length === 0 ? real : posix.join(real, ...missing.reverse());
-    const parent = posix.dirname(current);
+    if (real !== undefined) return missing.length === 0 ? real : api.join(real, ...missing.reverse());
+    const parent = api.dirname(current);
     if (parent === current) return path;
-    missing.push(posix.basename(current));
+    missing.push(api.basename(current));
     current = parent;
   }
 }
 
-export function isUnder(path: string, root: string): boolean {
-  return root === '/' ? path.startsWith('/') : path === root || path.startsWith(`${root}/`);
+/** Whether `path` is `root` or below it. Windows paths compare case-insensitively, either separator. */
+export function isUnder(path: string, root: string, pathStyle: 'posix' | 'win32' = 'posix'): boolean {
+  if (pathStyle === 'posix') {
+    return root === '/' ? path.startsWith('/') : path === root || path.startsWith(`${root}/`);
+  }
+  const p = comparableWin32(path);
+  const r = comparableWin32(root);
+  return r.endsWith('/') ? p.startsWith(r) : p === r || p.startsWith(`${r}/`);
 }
 
-function depth(path: string): number {
-  return path.split('/').filter(Boolean).length;
+function samePath(a: string, b: string, style: 'posix' | 'win32'): boolean {
+  return style === 'posix' ? a === b : comparableWin32(a) === comparableWin32(b);
+}
+
+/** `/` itself, or a Windows drive or share root (`C:\`, `\\server\share\`). */
+function isFileSystemRoot(path: string, style: 'posix' | 'win32'): boolean {
+  return style === 'posix' ? path === '/' : win32.parse(path).root === path;
+}
+
+function comparableWin32(path: string): string {
+  return path.replace(/\\/g, '/').toLowerCase();
+}
+
+function depth(path: string, style: 'posix' | 'win32'): number {
+  if (style === 'posix') return path.split('/').filter(Boolean).length;
+  return path.split(/[\\/]+/).filter((part) => part !== '' && !/^[A-Za-z]:$/.test(part)).length;
 }

@@ -1,0 +1,323 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type EffectivePolicy,
+  effectivePolicyFromSandboxPolicy,
+  type FileSystemEntry,
+  type FsView,
+  memoryFsView,
+  type SandboxPlanRequest,
+} from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
+import { SEATBELT_BASE_POLICY } from './seatbelt-base-policy.js';
+import { planSeatbelt, type SeatbeltPlan } from './seatbelt-plan.js';
+
+// Golden files are rewritten only when asked: UPDATE_GOLDEN=1 pnpm exec vitest run --project sandbox-seatbelt
+const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+/** A macOS-shaped tree: /tmp, /var and /etc are links into /private, as on a real Mac. */
+const MAC = {
+  '/tmp': '-> private/tmp',
+  '/var': '-> private/var',
+  '/etc': '-> private/etc',
+  '/private/tmp/': '',
+  '/private/etc/': '',
+  '/private/var/folders/zz/zyxw_123/T/': '',
+  '/Users/me/.zshrc': '',
+  '/Users/me/.ssh/id_ed25519': '',
+};
+const HOME_ENV = { PATH: '/usr/bin:/bin', HOME: '/Users/me', TMPDIR: '/var/folders/zz/zyxw_123/T/' };
+const REPO = {
+  '/Users/me/project/.git/config': '[core]',
+  '/Users/me/project/.git/HEAD': 'ref: refs/heads/main',
+  '/Users/me/project/.git/hooks/pre-commit': '#!/bin/sh',
+  '/Users/me/project/.git/objects/': '',
+  '/Users/me/project/src/main.ts': '',
+};
+
+const root: FileSystemEntry = { path: { type: 'special', value: 'root' }, access: 'read' };
+const cwd: FileSystemEntry = { path: { type: 'special', value: 'cwd' }, access: 'write' };
+const path = (p: string, access: FileSystemEntry['access']): FileSystemEntry => ({
+  path: { type: 'path', path: p },
+  access,
+});
+const glob = (pattern: string): FileSystemEntry => ({ path: { type: 'glob', pattern }, access: 'none' });
+const restricted = (
+  entries: FileSystemEntry[],
+  network: 'restricted' | 'enabled' = 'restricted',
+): EffectivePolicy => ({
+  fileSystem: { kind: 'restricted', entries },
+  network,
+});
+const workspaceWrite = (network = false) =>
+  effectivePolicyFromSandboxPolicy({
+    type: 'workspace-write',
+    writable_roots: [],
+    network_access: network,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+  });
+
+interface GoldenCase {
+  name: string;
+  what: string;
+  files: Record<string, string>;
+  request: Partial<SandboxPlanRequest> & { policy: EffectivePolicy };
+}
+
+const CASES: GoldenCase[] = [
+  {
+    name: 'read-only',
+    what: 'read-only, network off: reads everywhere, no writes (full base policy shown)',
+    files: { ...MAC, ...REPO },
+    request: { policy: restricted([root]) },
+  },
+  {
+    name: 'read-only-network',
+    what: 'read-only with the network on',
+    files: { ...MAC, ...REPO },
+    request: { policy: restricted([root], 'enabled') },
+  },
+  {
+    name: 'workspace-write',
+    what: 'workspace-write: cwd, /tmp and $TMPDIR writable (canonical /private spellings), .git config and hooks protected',
+    files: { ...MAC, ...REPO },
+    request: { policy: workspaceWrite() },
+  },
+  {
+    name: 'workspace-write-roots',
+    what: 'several writable roots: a nested one, an outside one, a missing one; network on',
+    files: { ...MAC, ...REPO, '/Users/me/project/build/': '', '/Users/me/cache/': '' },
+    request: {
+      policy: restricted(
+        [
+          root,
+          cwd,
+          path('build', 'write'),
+          path('/Users/me/cache', 'write'),
+          path('/Users/me/missing', 'write'),
+        ],
+        'enabled',
+      ),
+    },
+  },
+  {
+    name: 'deny-read-paths',
+    what: 'deny-read paths outside and inside a writable root, one re-opened by a deeper read entry',
+    files: {
+      ...MAC,
+      ...REPO,
+      '/Users/me/project/secrets/public/key.pub': '',
+      '/Users/me/project/secrets/key': '',
+    },
+    request: {
+      policy: restricted([
+        root,
+        cwd,
+        path('~/.ssh', 'none'),
+        path('secrets', 'none'),
+        path('secrets/public', 'read'),
+      ]),
+    },
+  },
+  {
+    name: 'deny-read-globs',
+    what: 'deny-read globs: **/*.env, a class, a ? and a home-relative pattern',
+    files: { ...MAC, ...REPO, '/Users/me/project/keys/': '' },
+    request: {
+      policy: restricted([
+        root,
+        cwd,
+        glob('**/*.env'),
+        glob('keys/[!p]*.pem'),
+        glob('~/.aws/cred?'),
+        glob('/Users/me/*/token'),
+      ]),
+    },
+  },
+  {
+    name: 'git-protected',
+    what: 'protected .git pieces: config, hooks, info/attributes, a submodule and a linked worktree entry; metadata dirs',
+    files: {
+      ...MAC,
+      ...REPO,
+      '/Users/me/project/.git/info/attributes': '',
+      '/Users/me/project/.git/modules/lib/config': '',
+      '/Users/me/project/.git/modules/lib/hooks/': '',
+      '/Users/me/project/.git/worktrees/feature/commondir': '../..',
+      '/Users/me/project/.git/worktrees/feature/gitdir': '/Users/me/feature/.git',
+      '/Users/me/project/.codex/config.toml': '',
+      '/Users/me/project/.agents/': '',
+    },
+    request: { policy: restricted([root, cwd]) },
+  },
+  {
+    name: 'gitdir-worktree',
+    what: 'the cwd is a linked worktree whose .git file points into the main repository, also writable (so commits work); its pointers, config and hooks stay protected',
+    files: {
+      ...MAC,
+      '/Users/me/feature/.git': 'gitdir: /Users/me/project/.git/worktrees/feature\n',
+      '/Users/me/feature/src/main.ts': '',
+      '/Users/me/project/.git/config': '',
+      '/Users/me/project/.git/hooks/': '',
+      '/Users/me/project/.git/worktrees/feature/commondir': '../..\n',
+      '/Users/me/project/.git/worktrees/feature/gitdir': '/Users/me/feature/.git\n',
+    },
+    request: {
+      cwd: '/Users/me/feature',
+      policy: restricted([root, cwd, path('/Users/me/project', 'write')]),
+    },
+  },
+  {
+    name: 'tty',
+    what: 'a PTY was requested: terminal devices allowed',
+    files: { ...MAC, ...REPO },
+    request: { tty: true, policy: restricted([root, cwd]) },
+  },
+  {
+    name: 'odd-paths',
+    what: 'paths with spaces, quotes, a backslash and non-ASCII; a glob with a quote',
+    files: {
+      ...MAC,
+      '/Users/me/My "Quoted" Project/日本語 dir/.git/config': '',
+      '/Users/me/My "Quoted" Project/日本語 dir/it\'s\\here/': '',
+      '/Users/me/Ωmega cache/': '',
+    },
+    request: {
+      cwd: '/Users/me/My "Quoted" Project/日本語 dir',
+      policy: restricted([
+        root,
+        cwd,
+        path('/Users/me/Ωmega cache', 'write'),
+        path("it's\\here", 'none'),
+        glob('**/secret "x".txt'),
+      ]),
+    },
+  },
+  {
+    name: 'restricted-reads',
+    what: 'reads limited to the platform defaults (minimal) and the project; the project writable',
+    files: { ...MAC, ...REPO, '/opt/homebrew/bin/': '' },
+    request: {
+      policy: restricted([
+        { path: { type: 'special', value: 'minimal' }, access: 'read' },
+        { path: { type: 'special', value: 'project_roots' }, access: 'write' },
+        path('/opt/homebrew', 'read'),
+      ]),
+    },
+  },
+  {
+    name: 'unrestricted-no-network',
+    what: 'no file-system restriction, network off (still enforced by sandbox-exec)',
+    files: { ...MAC },
+    request: { policy: { fileSystem: { kind: 'unrestricted' }, network: 'restricted' } },
+  },
+  {
+    name: 'home-in-root',
+    what: 'the home directory is a writable root: shell start-up files and ~/.ssh stay read-only',
+    files: { ...MAC, '/Users/me/.bash_profile': '', '/Users/me/.gitconfig': '' },
+    request: { cwd: '/Users/me', policy: restricted([root, cwd]) },
+  },
+  {
+    name: 'symlinked-root',
+    what: 'the cwd is a symlink to another volume, and its .git is a symlink: the root is resolved, the link kept',
+    files: {
+      ...MAC,
+      '/Users/me/link': '-> /Volumes/Work/project',
+      '/Volumes/Work/project/.git': '-> /Volumes/Work/repos/project.git',
+      '/Volumes/Work/repos/project.git/config': '',
+    },
+    request: { cwd: '/Users/me/link', policy: restricted([root, cwd]) },
+  },
+];
+
+/**
+ * `memoryFsView` answers `kind` for the literal path only; a real lstat follows links in the parent
+ * directories (`/var/folders/…` through `/var`). This view does the same.
+ */
+function macFs(entries: Record<string, string>): FsView {
+  const base = memoryFsView(entries);
+  const throughParent = (path: string) => {
+    const parent = path === '/' ? undefined : base.realpath(posix.dirname(path));
+    return parent === undefined ? path : posix.join(parent, posix.basename(path));
+  };
+  return {
+    kind: (p) => base.kind(throughParent(p)),
+    readFile: (p) => base.readFile(p),
+    readdir: (p) => base.readdir(base.realpath(p) ?? p),
+    realpath: (p) => base.realpath(p),
+  };
+}
+
+function planCase(testCase: GoldenCase, fs: FsView): SeatbeltPlan {
+  return planSeatbelt(
+    {
+      argv: ['/bin/zsh', '-lc', 'make test'],
+      cwd: '/Users/me/project',
+      env: HOME_ENV,
+      tty: false,
+      ...testCase.request,
+    },
+    { fs, hostEnv: {} },
+  );
+}
+
+function render(testCase: GoldenCase, plan: SeatbeltPlan): string {
+  const profileIndex = plan.argv.indexOf('-p') + 1;
+  const argv = plan.argv.map((arg, i) => (i === profileIndex ? '<profile below>' : arg));
+  const added = Object.entries(plan.env).filter(([name]) => !(name in HOME_ENV));
+  const profile =
+    testCase.name === 'read-only'
+      ? plan.profile
+      : plan.profile.replace(
+          SEATBELT_BASE_POLICY,
+          '; … SEATBELT_BASE_POLICY, shown in read-only.golden.txt …',
+        );
+  return [
+    `# ${testCase.name}: ${testCase.what}`,
+    '## argv',
+    ...argv,
+    '## env added',
+    ...added.map(([name, value]) => `${name}=${value}`),
+    '## enforcement',
+    `fileSystem: ${plan.enforcement.fileSystem}`,
+    `network: ${plan.enforcement.network}`,
+    ...plan.enforcement.notes.map((note) => `note: ${note}`),
+    '## profile',
+    profile,
+  ].join('\n');
+}
+
+describe('Seatbelt golden plans', () => {
+  it('covers at least twelve policies', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(12);
+  });
+
+  for (const testCase of CASES) {
+    it(`${testCase.name}: ${testCase.what}`, () => {
+      const plan = planCase(testCase, macFs(testCase.files));
+
+      expect(checkSeatbeltProfile(plan.profile, plan.parameters)).toEqual([]);
+      expect(plan.argv.slice(0, 2)).toEqual(['/usr/bin/sandbox-exec', '-p']);
+      expect(plan.argv.slice(-4)).toEqual(['--', '/bin/zsh', '-lc', 'make test']);
+      // Request paths travel as -D parameters only; none is spliced into the profile text.
+      for (const marker of ['/Users/', '/Volumes/Work', '/private/var/folders']) {
+        expect(plan.profile).not.toContain(marker);
+      }
+      for (const [name, value] of plan.parameters) expect(plan.argv).toContain(`-D${name}=${value}`);
+
+      const file = join(GOLDEN_DIR, `${testCase.name}.golden.txt`);
+      const text = render(testCase, plan);
+      if (UPDATE) {
+        mkdirSync(GOLDEN_DIR, { recursive: true });
+        writeFileSync(file, text);
+      } else {
+        expect(existsSync(file), `${file} is missing; run with UPDATE_GOLDEN=1 to create it`).toBe(true);
+        expect(text).toBe(readFileSync(file, 'utf8'));
+      }
+    });
+  }
+});

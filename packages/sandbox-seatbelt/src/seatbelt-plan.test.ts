@@ -1,0 +1,225 @@
+import {
+  type EffectivePolicy,
+  type FileSystemEntry,
+  InvalidArgumentsError,
+  MissingCommandLineError,
+  memoryFsView,
+  type SandboxPlanRequest,
+  SandboxUnavailableError,
+} from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { parseSbpl } from './parse-sbpl.js';
+import { planSeatbelt } from './seatbelt-plan.js';
+import { seatbeltRules } from './seatbelt-rules.js';
+
+const fs = memoryFsView({
+  '/w/.git/config': '',
+  '/w/.git/hooks/': '',
+  '/w/sub/.git/config': '',
+  '/tmp/': '',
+});
+const entries = (...more: FileSystemEntry[]): EffectivePolicy => ({
+  fileSystem: {
+    kind: 'restricted',
+    entries: [
+      { path: { type: 'special', value: 'root' }, access: 'read' },
+      { path: { type: 'special', value: 'cwd' }, access: 'write' },
+      ...more,
+    ],
+  },
+  network: 'restricted',
+});
+const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanRequest => ({
+  argv: ['/bin/sh', '-c', 'true'],
+  cwd: '/w',
+  env: { PATH: '/usr/bin:/bin' },
+  policy: entries(),
+  tty: false,
+  ...overrides,
+});
+const facts = { fs, hostEnv: {} };
+
+describe('planSeatbelt', () => {
+  it('rejects an empty argv, a relative cwd and a Windows cwd', () => {
+    expect(() => planSeatbelt(request({ argv: [] }), facts)).toThrow(MissingCommandLineError);
+    for (const cwd of ['w', 'C:\\w']) {
+      try {
+        planSeatbelt(request({ cwd }), facts);
+        expect.unreachable();
+      } catch (error) {
+        expect(InvalidArgumentsError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toContain('cwd: must be an absolute macOS path');
+      }
+    }
+  });
+
+  it('refuses to nest inside another sandbox, naming the marker and a fix', () => {
+    for (const [env, hostEnv] of [
+      [{ CODEX_SANDBOX: 'seatbelt' }, {}],
+      [{}, { UX_SANDBOX: 'seatbelt' }],
+      [{ SANDBOX_RUNTIME: '1' }, {}],
+    ] as const) {
+      try {
+        planSeatbelt(request({ env: { ...env } }), { fs, hostEnv });
+        expect.unreachable();
+      } catch (error) {
+        expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+        const unavailable = error as SandboxUnavailableError;
+        expect(unavailable.code).toBe('sandbox_unavailable');
+        expect(unavailable.reason).toMatch(
+          /already inside a sandbox \((CODEX_SANDBOX=seatbelt|UX_SANDBOX=seatbelt|SANDBOX_RUNTIME=1)\)/,
+        );
+        expect(unavailable.fix).toContain('external-sandbox');
+      }
+    }
+    // An empty marker is no marker.
+    expect(() => planSeatbelt(request({ env: { UX_SANDBOX: '' } }), facts)).not.toThrow();
+  });
+
+  it('runs an external-sandbox command as is and says nothing is enforced', () => {
+    const plan = planSeatbelt(
+      request({
+        env: { CODEX_SANDBOX: 'seatbelt' },
+        policy: { fileSystem: { kind: 'external-sandbox' }, network: 'restricted' },
+      }),
+      facts,
+    );
+    expect(plan.argv).toEqual(['/bin/sh', '-c', 'true']);
+    expect(plan.env).toEqual({ CODEX_SANDBOX: 'seatbelt' });
+    expect(plan.enforcement).toMatchObject({ fileSystem: 'none', network: 'none' });
+  });
+
+  it('keeps the environment and adds the sandbox markers', () => {
+    const restricted = planSeatbelt(request({ env: { PATH: '/bin', EMPTY: '' } }), facts);
+    expect(restricted.env).toEqual({
+      PATH: '/bin',
+      EMPTY: '',
+      UX_SANDBOX: 'seatbelt',
+      UX_SANDBOX_NETWORK_DISABLED: '1',
+    });
+    const enabled = planSeatbelt(request({ policy: { ...entries(), network: 'enabled' } }), facts);
+    expect(enabled.env).toEqual({ PATH: '/usr/bin:/bin', UX_SANDBOX: 'seatbelt' });
+    expect(enabled.profile).toContain('(allow network*)');
+    expect(restricted.profile).not.toContain('network*');
+  });
+
+  it('writes the violation tag on every deny when a collector is used', () => {
+    const plan = planSeatbelt(
+      request({ policy: entries({ path: { type: 'path', path: '/w/secret' }, access: 'none' }) }),
+      {
+        ...facts,
+        violationTag: 'ux-sbx-ab-1',
+      },
+    );
+    const denies = parseSbpl(plan.profile).filter(
+      (form) => form.type === 'list' && form.items[0]?.type === 'symbol' && form.items[0].value === 'deny',
+    );
+    expect(denies.length).toBeGreaterThanOrEqual(3);
+    for (const form of denies) {
+      expect(form).toMatchObject({
+        items: expect.arrayContaining([
+          {
+            type: 'list',
+            offset: expect.any(Number),
+            items: [
+              expect.objectContaining({ value: 'with' }),
+              expect.objectContaining({ value: 'message' }),
+              expect.objectContaining({ value: 'ux-sbx-ab-1' }),
+            ],
+          },
+        ]),
+      });
+    }
+  });
+
+  it('refuses a deny-read glob whose regex would pass the 900-byte limit, or holds a control character', () => {
+    const long = `/w/${'a'.repeat(890)}*`;
+    expect(() =>
+      planSeatbelt(
+        request({ policy: entries({ path: { type: 'glob', pattern: long }, access: 'none' }) }),
+        facts,
+      ),
+    ).toThrow(/needs a \d+-byte Seatbelt regex; the limit is 900 bytes/);
+    expect(() =>
+      planSeatbelt(
+        request({ policy: entries({ path: { type: 'glob', pattern: '**/a\nb' }, access: 'none' }) }),
+        facts,
+      ),
+    ).toThrow(/control character/);
+  });
+
+  it('plans the same request identically', () => {
+    expect(planSeatbelt(request(), facts)).toEqual(planSeatbelt(request(), facts));
+  });
+});
+
+describe('seatbeltRules', () => {
+  it('spells /tmp, /var and /etc under /private even where nothing resolves them', () => {
+    const rules = seatbeltRules(
+      request({
+        cwd: '/tmp',
+        env: { TMPDIR: '/var/folders/x/T' },
+        policy: entries({ path: { type: 'special', value: 'tmpdir' }, access: 'write' }),
+      }),
+      memoryFsView({ '/tmp/': '', '/var/folders/x/T/': '' }),
+    );
+    expect(rules.writableRoots.map((root) => root.root)).toEqual([
+      '/private/tmp',
+      '/private/var/folders/x/T',
+    ]);
+    expect(rules.writableRoots[0]!.excluded).toContain('/private/tmp/.git');
+  });
+
+  it("makes an outer root exclude an inner root's protected paths, since Seatbelt allows are a union", () => {
+    const rules = seatbeltRules(
+      request({ policy: entries({ path: { type: 'path', path: '/w/sub' }, access: 'write' }) }),
+      fs,
+    );
+    const outer = rules.writableRoots.find((root) => root.root === '/w')!;
+    expect(outer.excluded).toEqual(
+      expect.arrayContaining(['/w/.git/hooks', '/w/sub/.git/config', '/w/sub/.git/hooks']),
+    );
+  });
+
+  it('lets a deeper writable entry re-grant what an outer root protects', () => {
+    const rules = seatbeltRules(
+      request({ policy: entries({ path: { type: 'path', path: '/w/.git/hooks' }, access: 'write' }) }),
+      fs,
+    );
+    expect(rules.writableRoots.map((root) => root.root)).toEqual(['/w', '/w/.git/hooks']);
+    expect(rules.writableRoots[0]!.excluded).not.toContain('/w/.git/hooks');
+    expect(rules.writableRoots[0]!.excluded).toContain('/w/.git/config');
+  });
+
+  it('guards the parents of protected and deny-read paths inside writable roots, and nothing outside', () => {
+    const rules = seatbeltRules(
+      request({
+        policy: entries(
+          { path: { type: 'path', path: '/w/data/secret' }, access: 'none' },
+          { path: { type: 'path', path: '/etc/hosts' }, access: 'none' },
+        ),
+      }),
+      fs,
+    );
+    expect(rules.moveGuards).toEqual(['/w', '/w/.git', '/w/.git/info', '/w/data']);
+  });
+
+  it('orders reads broad to narrow, a deny after an allow at the same depth', () => {
+    const rules = seatbeltRules(
+      request({
+        policy: entries(
+          { path: { type: 'path', path: '/w/docs' }, access: 'none' },
+          { path: { type: 'path', path: '/w/docs/public' }, access: 'read' },
+          { path: { type: 'path', path: '/w/docs/public/draft' }, access: 'none' },
+        ),
+      }),
+      fs,
+    );
+    expect(rules.reads).toEqual([
+      { path: '/', access: 'allow' },
+      { path: '/w/docs', access: 'deny' },
+      { path: '/w/docs/public', access: 'allow' },
+      { path: '/w/docs/public/draft', access: 'deny' },
+    ]);
+  });
+});

@@ -1,0 +1,113 @@
+import {
+  type FsView,
+  InvalidArgumentsError,
+  isAbsolutePath,
+  type LaunchPlan,
+  MissingCommandLineError,
+  type SandboxEnforcement,
+  type SandboxPlanRequest,
+  SandboxUnavailableError,
+} from '@ux/protocol';
+import { outerSandboxMarker } from './outer-sandbox.js';
+import { renderSeatbeltProfile } from './seatbelt-profile.js';
+import { seatbeltRules } from './seatbelt-rules.js';
+
+/** Always the system binary: a `sandbox-exec` found on PATH could be anyone's. */
+export const SANDBOX_EXEC_PATH = '/usr/bin/sandbox-exec';
+
+/** Facts about the host the planner needs, injected so plans are deterministic and testable anywhere. */
+export interface SeatbeltHostFacts {
+  fs: FsView;
+  /** The ux host's own environment, checked for an outer sandbox. */
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  /** A violation-collector tag to attach to every deny. */
+  violationTag?: string;
+}
+
+/** A launch plan (without cleanup) plus the profile and its parameters, for inspection and golden tests. */
+export interface SeatbeltPlan extends Omit<LaunchPlan, 'cleanup'> {
+  /** The SBPL text passed with `-p`; empty when the command runs outside Seatbelt (external sandbox). */
+  profile: string;
+  /** The `-D NAME=value` parameters, in order. */
+  parameters: [name: string, value: string][];
+}
+
+/**
+ * Plans one command under `/usr/bin/sandbox-exec -p <profile> -D<NAME>=<path>… -- argv`. Pure: the only
+ * view of the host is `facts`.
+ */
+export function planSeatbelt(request: SandboxPlanRequest, facts: SeatbeltHostFacts): SeatbeltPlan {
+  if (request.argv.length === 0) throw new MissingCommandLineError();
+  if (!isAbsolutePath(request.cwd) || !request.cwd.startsWith('/')) {
+    throw new InvalidArgumentsError({
+      tool: 'sandbox plan',
+      issues: [
+        { path: 'cwd', message: `must be an absolute macOS path, got ${JSON.stringify(request.cwd)}` },
+      ],
+    });
+  }
+
+  if (request.policy.fileSystem.kind === 'external-sandbox') {
+    return {
+      argv: [...request.argv],
+      cwd: request.cwd,
+      env: { ...request.env },
+      sandboxType: 'seatbelt',
+      enforcement: {
+        fileSystem: 'none',
+        network: 'none',
+        notes: [
+          'external-sandbox policy: an outer sandbox enforces it; sandbox-exec cannot run inside another sandbox, so the command runs as is',
+        ],
+      },
+      profile: '',
+      parameters: [],
+    };
+  }
+
+  const outer = outerSandboxMarker(request.env) ?? outerSandboxMarker(facts.hostEnv);
+  if (outer !== undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'seatbelt',
+      reason: `already inside a sandbox (${outer}); macOS refuses to nest sandbox-exec ("sandbox_apply: Operation not permitted")`,
+      fix: 'run ux outside the outer sandbox, or use the external-sandbox policy so the outer sandbox alone applies',
+    });
+  }
+
+  const rules = seatbeltRules(request, facts.fs);
+  const profile = renderSeatbeltProfile(rules, { tty: request.tty, violationTag: facts.violationTag });
+  const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'seatbelt' };
+  if (rules.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
+
+  const notes: string[] = [];
+  if (rules.fileSystem === 'unrestricted')
+    notes.push('the file system is not restricted (unrestricted policy)');
+  for (const path of rules.missingWritableRoots) {
+    notes.push(`writable root ${path} does not exist, so nothing was granted for it`);
+  }
+  if (rules.deniedGlobs.some((glob) => glob.pattern.includes('?'))) {
+    notes.push('a `?` in a deny-read glob matches one byte, so it does not match a non-ASCII character');
+  }
+  const enforcement: SandboxEnforcement = {
+    fileSystem: rules.fileSystem === 'restricted' ? 'enforced' : 'none',
+    network: 'enforced',
+    notes,
+  };
+
+  return {
+    argv: [
+      SANDBOX_EXEC_PATH,
+      '-p',
+      profile.text,
+      ...profile.parameters.map(([name, value]) => `-D${name}=${value}`),
+      '--',
+      ...request.argv,
+    ],
+    cwd: request.cwd,
+    env,
+    sandboxType: 'seatbelt',
+    enforcement,
+    profile: profile.text,
+    parameters: profile.parameters,
+  };
+}

@@ -1,0 +1,112 @@
+import { sbplParam, sbplRegex, sbplString } from './sbpl-text.js';
+import {
+  SEATBELT_BASE_POLICY,
+  SEATBELT_NETWORK_POLICY,
+  SEATBELT_PLATFORM_DEFAULTS_POLICY,
+  SEATBELT_PTY_POLICY,
+} from './seatbelt-base-policy.js';
+import type { SeatbeltRules } from './seatbelt-rules.js';
+
+export interface SeatbeltProfileOptions {
+  /** The command gets a PTY: allow the terminal devices. */
+  tty: boolean;
+  /** Appended to every deny as `(with message …)`, so the violation collector can attribute log lines. */
+  violationTag?: string;
+}
+
+/** A profile and the `-D` parameters it reads, in order. */
+export interface SeatbeltProfile {
+  text: string;
+  parameters: [name: string, value: string][];
+}
+
+/**
+ * Renders the SBPL profile: `(deny default)`, the base rules, the terminal, reads, writes, move guards,
+ * deny-read globs, network. Every request path is a `(param "…")`; its value travels as `-D NAME=path`.
+ */
+export function renderSeatbeltProfile(
+  rules: SeatbeltRules,
+  options: SeatbeltProfileOptions,
+): SeatbeltProfile {
+  const parameters: [string, string][] = [];
+  const param = (name: string, value: string) => {
+    parameters.push([name, value]);
+    return sbplParam(name);
+  };
+  const tag = options.violationTag === undefined ? '' : ` (with message ${sbplString(options.violationTag)})`;
+  const lines: string[] = ['(version 1)', `(deny default${tag})`, '', SEATBELT_BASE_POLICY];
+
+  if (options.tty) lines.push('', '; terminal (the command has a PTY)', SEATBELT_PTY_POLICY);
+
+  lines.push('', '; reads');
+  if (rules.restrictedReads) {
+    lines.push(
+      '; realpath() and getcwd() stat every parent directory; stat reveals no contents',
+      '(allow file-read-metadata (vnode-type DIRECTORY))',
+      '; dyld aborts before exec when it cannot read /',
+      '(allow file-read* (literal "/"))',
+    );
+    if (rules.platformDefaults)
+      lines.push('; platform defaults (minimal)', SEATBELT_PLATFORM_DEFAULTS_POLICY);
+  }
+  let readable = 0;
+  let unreadable = 0;
+  for (const rule of rules.reads) {
+    if (rule.access === 'allow' && rule.path === '/' && !rules.restrictedReads) {
+      lines.push('(allow file-read*)');
+    } else if (rule.access === 'allow') {
+      lines.push(`(allow file-read* (subpath ${param(`READABLE_ROOT_${readable++}`, rule.path)}))`);
+    } else {
+      lines.push(`(deny file-read* (subpath ${param(`UNREADABLE_${unreadable++}`, rule.path)})${tag})`);
+    }
+  }
+
+  lines.push('', '; writes');
+  if (rules.fileSystem === 'unrestricted') lines.push('(allow file-write*)');
+  else if (rules.writableRoots.length === 0) lines.push('; nothing is writable');
+  else lines.push(...rules.writableRoots.flatMap((root, i) => writeRule(root, i, param)));
+
+  if (rules.moveGuards.length > 0) {
+    lines.push(
+      '; renaming or replacing a parent of a protected or deny-read path would move it out of its rule',
+      '(deny file-write-unlink file-write-create',
+      ...rules.moveGuards.map((path, i) => `  (literal ${param(`MOVE_GUARD_${i}`, path)})`),
+    );
+    lines[lines.length - 1] += `${tag})`;
+  }
+
+  if (rules.deniedGlobs.length > 0) {
+    lines.push('', '; deny-read globs: no reads, and no writes or renames that could expose them');
+    rules.deniedGlobs.forEach((glob, i) => {
+      lines.push(
+        `(deny file-read* file-write* (require-all (subpath ${param(`DENY_GLOB_${i}_BASE`, glob.base)}) (regex ${sbplRegex(glob.regex)}))${tag})`,
+      );
+    });
+  }
+
+  lines.push('', '; network');
+  if (rules.network === 'enabled') lines.push(SEATBELT_NETWORK_POLICY);
+  else lines.push('; restricted: nothing is allowed, so the default deny holds');
+
+  return { text: `${lines.join('\n')}\n`, parameters };
+}
+
+function writeRule(
+  { root, excluded }: SeatbeltRules['writableRoots'][number],
+  index: number,
+  param: (name: string, value: string) => string,
+): string[] {
+  const rootParam = param(`WRITABLE_ROOT_${index}`, root);
+  if (excluded.length === 0) return [`(allow file-write* (subpath ${rootParam}))`];
+  const lines = ['(allow file-write*', `  (require-all (subpath ${rootParam})`];
+  excluded.forEach((path, j) => {
+    const excludedParam = param(`WRITABLE_ROOT_${index}_EXCLUDED_${j}`, path);
+    // `subpath` alone would still let the excluded path itself be created (mkdir .git).
+    lines.push(
+      `    (require-not (literal ${excludedParam}))`,
+      `    (require-not (subpath ${excludedParam}))`,
+    );
+  });
+  lines[lines.length - 1] += '))';
+  return lines;
+}

@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EffectivePolicy, FileSystemEntry } from '@ux/protocol';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createSeatbeltSandbox } from './seatbelt-sandbox.js';
+
+// These run sandbox-exec for real, so they need macOS; elsewhere they are reported as skipped.
+const onMac = process.platform === 'darwin';
+
+function workspace(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ux-seatbelt-')));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, '.git', 'hooks'), { recursive: true });
+  mkdirSync(join(dir, '.git', 'objects'), { recursive: true });
+  writeFileSync(join(dir, '.git', 'config'), '[core]\n');
+  return dir;
+}
+
+function policy(...more: FileSystemEntry[]): EffectivePolicy {
+  return {
+    fileSystem: {
+      kind: 'restricted',
+      entries: [
+        { path: { type: 'special', value: 'root' }, access: 'read' },
+        { path: { type: 'special', value: 'cwd' }, access: 'write' },
+        ...more,
+      ],
+    },
+    network: 'restricted',
+  };
+}
+
+async function run(cwd: string, script: string, effective = policy()) {
+  const backend = createSeatbeltSandbox({ hostEnv: {} });
+  const plan = await backend.plan({
+    argv: ['/bin/sh', '-c', script],
+    cwd,
+    env: { PATH: '/usr/bin:/bin' },
+    policy: effective,
+    tty: false,
+  });
+  const result = spawnSync(plan.argv[0]!, plan.argv.slice(1), {
+    cwd: plan.cwd,
+    env: plan.env,
+    encoding: 'utf8',
+  });
+  await plan.cleanup?.();
+  const output = `${result.stdout}${result.stderr}`;
+  return {
+    exitCode: result.status ?? 128,
+    output,
+    verdict: backend.classifyDenial?.({ exitCode: result.status ?? 128, output }),
+  };
+}
+
+describe.skipIf(!onMac)('Seatbelt on a real Mac (macOS only)', () => {
+  it('keeps .git/config and .git/hooks read-only while objects stay writable (macOS only)', async () => {
+    const dir = workspace();
+    const hook = await run(dir, 'echo evil > .git/hooks/pre-commit');
+    expect(hook.exitCode).not.toBe(0);
+    expect(hook.verdict).toBe('denied');
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect((await run(dir, 'echo x >> .git/config')).exitCode).not.toBe(0);
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect((await run(dir, 'echo blob > .git/objects/x')).exitCode).toBe(0);
+  });
+
+  it('blocks renaming .git away and creating a missing .codex (macOS only)', async () => {
+    const dir = workspace();
+    expect((await run(dir, 'mv .git moved')).exitCode).not.toBe(0);
+    expect(existsSync(join(dir, '.git', 'config'))).toBe(true);
+    expect((await run(dir, 'mkdir .codex')).exitCode).not.toBe(0);
+    expect(existsSync(join(dir, '.codex'))).toBe(false);
+  });
+
+  it('hides deny-read globs from reads and from renames (macOS only)', async () => {
+    const dir = workspace();
+    mkdirSync(join(dir, 'conf'));
+    writeFileSync(join(dir, 'conf', 'prod.env'), 'TOKEN=secret-value');
+    const denied = policy({ path: { type: 'glob', pattern: '**/*.env' }, access: 'none' });
+    const read = await run(dir, 'cat conf/prod.env', denied);
+    expect(read.output).not.toContain('secret-value');
+    expect((await run(dir, 'mv conf/prod.env conf/prod.txt', denied)).exitCode).not.toBe(0);
+    expect((await run(dir, 'echo ok > conf/readme.txt', denied)).exitCode).toBe(0);
+  });
+
+  it('refuses a nested sandbox-exec inside the sandbox, and calls it a denial (macOS only)', async () => {
+    const dir = workspace();
+    const nested = await run(dir, "/usr/bin/sandbox-exec -p '(version 1)(allow default)' /usr/bin/true");
+    expect(nested.exitCode).not.toBe(0);
+    expect(nested.output).toContain('sandbox-exec:');
+    expect(nested.verdict).toBe('denied');
+  });
+});

@@ -1,0 +1,74 @@
+import {
+  type FsView,
+  type LaunchPlan,
+  nodeFsView,
+  SANDBOX_SPECIFICATION_VERSION,
+  type SandboxBackend,
+  type SandboxProbe,
+} from '@ux/protocol';
+import { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
+import { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
+import { planSeatbelt } from './seatbelt-plan.js';
+import type { SeatbeltViolation } from './seatbelt-violation.js';
+import type { SeatbeltViolationCollector } from './seatbelt-violation-collector.js';
+
+export interface SeatbeltSandboxSettings {
+  /** The file system the planner inspects; default the real one (`nodeFsView()`). */
+  fs?: FsView;
+  /** The ux host's environment, checked for an outer sandbox; default `process.env`. */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * A started violation collector. Each plan then tags its denies, and the plan's cleanup hands the
+   * command's violations to `onViolations`. Plans differ by their tag, so they are no longer identical.
+   */
+  violationCollector?: SeatbeltViolationCollector;
+  /** Receives each command's violations after it exited (only with `violationCollector`). */
+  onViolations?: (violations: SeatbeltViolation[], argv: readonly string[]) => void;
+  /** What the probe asks of the host; default the real host. */
+  probeHost?: SeatbeltProbeHost;
+}
+
+/**
+ * The macOS Seatbelt backend: plans commands under `/usr/bin/sandbox-exec` with a generated SBPL
+ * profile. It never spawns; on other platforms it still plans (for tests) and its probe says why it
+ * cannot run.
+ */
+export function createSeatbeltSandbox(settings: SeatbeltSandboxSettings = {}): SandboxBackend {
+  const fs = settings.fs ?? nodeFsView();
+  return {
+    specificationVersion: SANDBOX_SPECIFICATION_VERSION,
+    id: 'seatbelt',
+    platforms: ['darwin'],
+    async probe(): Promise<SandboxProbe> {
+      try {
+        return await probeSeatbelt(settings.probeHost ?? nodeSeatbeltProbeHost());
+      } catch (error) {
+        return { available: false, reason: `probe failed: ${String(error)}`, fix: 'report this as a ux bug' };
+      }
+    },
+    async plan(request): Promise<LaunchPlan> {
+      const collector = settings.violationCollector;
+      const tag = collector?.newTag();
+      const plan = planSeatbelt(request, {
+        fs,
+        hostEnv: settings.hostEnv ?? process.env,
+        violationTag: tag,
+      });
+      const launch: LaunchPlan = {
+        argv: plan.argv,
+        cwd: plan.cwd,
+        env: plan.env,
+        sandboxType: plan.sandboxType,
+        enforcement: plan.enforcement,
+      };
+      if (collector && tag !== undefined && plan.profile !== '') {
+        launch.cleanup = async () => {
+          const violations = await collector.take(tag);
+          settings.onViolations?.(violations, request.argv);
+        };
+      }
+      return launch;
+    },
+    classifyDenial: classifySeatbeltDenial,
+  };
+}

@@ -1,0 +1,156 @@
+import {
+  type EffectivePolicy,
+  type FileSystemEntry,
+  InvalidArgumentsError,
+  MissingCommandLineError,
+  type SandboxPlanRequest,
+} from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { decodeLaunchSpec } from './launch-spec.js';
+import { win32MemoryFsView } from './win32-memory-fs-view.js';
+import { planWindowsToken, type WindowsTokenHostFacts } from './windows-token-plan.js';
+
+const fs = win32MemoryFsView({ 'C:\\w\\.git\\config': '', 'C:\\w\\.git\\hooks\\': '', 'C:\\w\\sub\\': '' });
+const facts: WindowsTokenHostFacts = { fs, nodePath: 'C:\\node.exe', launcherPath: 'C:\\ux\\launcher.js' };
+const root: FileSystemEntry = { path: { type: 'special', value: 'root' }, access: 'read' };
+const cwd: FileSystemEntry = { path: { type: 'special', value: 'cwd' }, access: 'write' };
+const policy = (...entries: FileSystemEntry[]): EffectivePolicy => ({
+  fileSystem: { kind: 'restricted', entries },
+  network: 'restricted',
+});
+const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanRequest => ({
+  argv: ['cmd.exe', '/c', 'dir'],
+  cwd: 'C:\\w',
+  env: { Path: 'C:\\Windows' },
+  policy: policy(root, cwd),
+  tty: false,
+  ...overrides,
+});
+const invalidMessage = (run: () => unknown): string => {
+  try {
+    run();
+  } catch (error) {
+    expect(InvalidArgumentsError.isInstance(error)).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected an InvalidArgumentsError');
+};
+
+describe('planWindowsToken', () => {
+  it('rejects an empty argv and a relative cwd, and accepts a POSIX-absolute one', () => {
+    expect(() => planWindowsToken(request({ argv: [] }), facts)).toThrow(MissingCommandLineError);
+    expect(invalidMessage(() => planWindowsToken(request({ cwd: 'w' }), facts))).toContain(
+      'cwd: must be an absolute path',
+    );
+    expect(planWindowsToken(request({ cwd: '/tmp' }), facts).cwd).toBe('/tmp');
+  });
+
+  it('refuses what a write-restricted token cannot express, saying why', () => {
+    expect(invalidMessage(() => planWindowsToken(request({ policy: policy(cwd) }), facts))).toContain(
+      'restricted reads need the elevated',
+    );
+    expect(
+      invalidMessage(() =>
+        planWindowsToken(
+          request({
+            policy: policy(root, cwd, { path: { type: 'path', path: 'C:\\w\\secret' }, access: 'none' }),
+          }),
+          facts,
+        ),
+      ),
+    ).toContain('deny-read entries (C:\\w\\secret) need the elevated Windows sandbox');
+    expect(
+      invalidMessage(() =>
+        planWindowsToken(
+          request({
+            policy: policy(root, cwd, { path: { type: 'glob', pattern: '**/*.env' }, access: 'none' }),
+          }),
+          facts,
+        ),
+      ),
+    ).toContain('C:\\w\\**\\*.env');
+    expect(
+      invalidMessage(() =>
+        planWindowsToken(
+          request({ policy: policy(root, { path: { type: 'path', path: 'C:\\' }, access: 'write' }) }),
+          facts,
+        ),
+      ),
+    ).toContain('C:\\ is a whole drive');
+    expect(invalidMessage(() => planWindowsToken(request({ argv: ['setup.bat'] }), facts))).toContain(
+      'cmd.exe explicitly',
+    );
+  });
+
+  it('keeps every variable of the request and adds its own', () => {
+    const plan = planWindowsToken(
+      request({ env: { Path: 'C:\\Windows', EMPTY: '', http_proxy: 'http://corp:8080' } }),
+      facts,
+    );
+    expect(plan.env).toMatchObject({
+      Path: 'C:\\Windows',
+      EMPTY: '',
+      http_proxy: 'http://corp:8080',
+      UX_SANDBOX: 'windows-token',
+    });
+    expect(plan.env.HTTP_PROXY).toBeUndefined();
+    expect(plan.enforcement.notes).toContain('already set and kept as given: http_proxy');
+  });
+
+  it('marks the network advisory when restricted, and the file system enforced', () => {
+    expect(planWindowsToken(request(), facts).enforcement).toMatchObject({
+      fileSystem: 'enforced',
+      network: 'advisory',
+    });
+    expect(
+      planWindowsToken(request({ policy: { ...policy(root, cwd), network: 'enabled' } }), facts).enforcement,
+    ).toMatchObject({
+      fileSystem: 'enforced',
+      network: 'enforced',
+    });
+  });
+
+  it('passes the same plan through argv that it returns, and plans identically twice', () => {
+    const plan = planWindowsToken(request({ tty: true }), facts);
+    expect(decodeLaunchSpec(plan.argv[3]!)).toEqual(plan.launch);
+    expect(plan.launch?.tty).toBe(true);
+    expect(plan.argv.slice(4)).toEqual(['--', 'cmd.exe', '/c', 'dir']);
+    expect(planWindowsToken(request({ tty: true }), facts)).toEqual(plan);
+  });
+
+  it('lets a deeper writable root re-grant a carve-out, and protects nothing outside the roots', () => {
+    const plan = planWindowsToken(
+      request({
+        policy: policy(root, cwd, { path: { type: 'path', path: 'C:\\w\\.git\\hooks' }, access: 'write' }),
+      }),
+      facts,
+    );
+    expect(plan.aces.filter((ace) => ace.type === 'allow').map((ace) => ace.path)).toEqual([
+      'C:\\w',
+      'C:\\w\\.git\\hooks',
+    ]);
+    expect(plan.aces.some((ace) => ace.type === 'deny' && ace.path === 'C:\\w\\.git\\hooks')).toBe(false);
+    expect(plan.aces.some((ace) => ace.type === 'deny' && ace.path === 'C:\\w\\.git\\config')).toBe(true);
+    expect(plan.aces.every((ace) => ace.path.toLowerCase().startsWith('c:\\w'))).toBe(true);
+  });
+
+  it('gives each set of roots its own capability SID', () => {
+    const one = planWindowsToken(request(), facts).capabilitySid;
+    const two = planWindowsToken(
+      request({ policy: policy(root, cwd, { path: { type: 'path', path: 'C:\\w\\sub' }, access: 'write' }) }),
+      facts,
+    );
+    expect(two.capabilitySid).not.toBe(one);
+    expect(planWindowsToken(request(), { ...facts, sandboxId: 'other' }).capabilitySid).not.toBe(one);
+  });
+
+  it('runs an external-sandbox command as is, enforcing nothing', () => {
+    const plan = planWindowsToken(
+      request({ policy: { fileSystem: { kind: 'external-sandbox' }, network: 'restricted' } }),
+      facts,
+    );
+    expect(plan.argv).toEqual(['cmd.exe', '/c', 'dir']);
+    expect(plan.token).toBeNull();
+    expect(plan.enforcement).toMatchObject({ fileSystem: 'none', network: 'none' });
+  });
+});

@@ -1,0 +1,313 @@
+import { win32 } from 'node:path';
+import {
+  type FsView,
+  InvalidArgumentsError,
+  isAbsolutePath,
+  isUnder,
+  type LaunchPlan,
+  MissingCommandLineError,
+  type PolicyContext,
+  resolveSandboxLayout,
+  type SandboxEnforcement,
+  type SandboxPlanRequest,
+} from '@ux/protocol';
+import { capabilitySidFor } from './capability-sid.js';
+import { encodeLaunchSpec, type WindowsTokenLaunchSpec } from './launch-spec.js';
+import {
+  CONTAINER_INHERIT_ACE,
+  DISABLE_MAX_PRIVILEGE,
+  EVERYONE_SID,
+  LUA_TOKEN,
+  OBJECT_INHERIT_ACE,
+  SANDBOX_ALLOW_MASK,
+  SANDBOX_DENY_MOVE_MASK,
+  SANDBOX_DENY_WRITE_MASK,
+  WRITE_RESTRICTED,
+} from './win32-access.js';
+import { normalizeWin32Path, win32ApiPath } from './win32-path.js';
+import { windowsCommandLine } from './windows-command-line.js';
+import { windowsSandboxEnv } from './windows-sandbox-env.js';
+
+/**
+ * Who an ACE is for. `capability`: the SID derived from the sandbox id and its writable roots, kept on
+ * disk between runs. `run`: a SID the launcher makes fresh for each run and removes after it, so two runs
+ * never share (or undo) each other's entries.
+ */
+export type AceTrustee = 'capability' | 'run';
+
+/** One access-control entry the launcher adds before the command starts. */
+export interface WindowsAce {
+  /** The path as Win32 file functions take it (`\\?\` form when long). */
+  path: string;
+  trustee: AceTrustee;
+  type: 'allow' | 'deny';
+  mask: number;
+  /** ACE flags: `CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE` for a directory tree, 0 for this object only. */
+  flags: number;
+  /** `after-run`: removed when the command has exited; `never`: a grant kept so the next run is fast. */
+  undo: 'after-run' | 'never';
+  why: string;
+}
+
+/** The restricted token the command runs with. */
+export interface WindowsTokenSpec {
+  /** CreateRestrictedToken flags: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED. */
+  flags: number;
+  /**
+   * Restricting SIDs. A write must be granted to one of them as well as to the user; reads follow the
+   * normal ACLs. `<run>` and `<logon>` are filled in by the launcher (a fresh SID; the session's logon SID).
+   */
+  restrictingSids: string[];
+}
+
+/** Everything the Windows sandbox does for one command, as data. */
+export interface WindowsTokenPlan extends Omit<LaunchPlan, 'cleanup'> {
+  sandboxId: string;
+  capabilitySid: string;
+  /** Null when the command runs unrestricted (unrestricted or external-sandbox policy). */
+  token: WindowsTokenSpec | null;
+  aces: WindowsAce[];
+  /** The command line the launcher passes to CreateProcessAsUserW. */
+  commandLine: string;
+  /** Environment variables the plan added to the request's. */
+  envAdded: Record<string, string>;
+  /** What the launcher reads (also encoded in `argv`); null without a launcher. */
+  launch: WindowsTokenLaunchSpec | null;
+}
+
+/** Host facts the planner needs, injected so plans are deterministic and testable on any OS. */
+export interface WindowsTokenHostFacts {
+  /** Answers for Windows paths. */
+  fs: FsView;
+  /** The node.exe that runs the launcher. */
+  nodePath: string;
+  /** The launcher script (`dist/windows-token-launcher.js`). */
+  launcherPath: string;
+  /** Names the sandbox; with the writable roots it determines the capability SID. Default `default`. */
+  sandboxId?: string;
+  /** Keep grants on writable roots between runs (default true), or remove them after each run. */
+  persistGrants?: boolean;
+}
+
+/** CreateProcess limits a command line to 32,767 characters, the launcher's own included. */
+const MAX_COMMAND_LINE = 32_767;
+
+/**
+ * Plans one command under a write-restricted token: the token, the ACEs that grant the writable roots
+ * and protect what must stay read-only inside them, the environment, and what is advisory. Pure.
+ */
+export function planWindowsToken(
+  request: SandboxPlanRequest,
+  facts: WindowsTokenHostFacts,
+): WindowsTokenPlan {
+  if (request.argv.length === 0) throw new MissingCommandLineError();
+  if (!isAbsolutePath(request.cwd)) {
+    throw invalid('cwd', `must be an absolute path, got ${JSON.stringify(request.cwd)}`);
+  }
+  const commandLine = windowsCommandLine(request.argv);
+  const sandboxId = facts.sandboxId ?? 'default';
+  const network = request.policy.network;
+  const { env, added, kept } = windowsSandboxEnv(request.env, network);
+  const notes: string[] = [];
+  if (network === 'restricted') {
+    notes.push(
+      'network blocking is advisory: proxies point at a closed port and package managers are told to stay offline, but a program that ignores them can still connect; blocking needs an elevated set-up (a sandbox user and a firewall rule) that this backend does not make',
+    );
+    if (kept.length > 0) notes.push(`already set and kept as given: ${kept.join(', ')}`);
+  }
+
+  if (request.policy.fileSystem.kind !== 'restricted') {
+    notes.unshift(
+      request.policy.fileSystem.kind === 'external-sandbox'
+        ? 'external-sandbox policy: an outer sandbox enforces the file system; the command runs with the normal token'
+        : 'the file system is not restricted (unrestricted policy); the command runs with the normal token',
+    );
+    return {
+      argv: [...request.argv],
+      cwd: request.cwd,
+      env,
+      sandboxType: 'windows-token',
+      enforcement: {
+        fileSystem: 'none',
+        network:
+          request.policy.fileSystem.kind === 'external-sandbox'
+            ? 'none'
+            : network === 'restricted'
+              ? 'advisory'
+              : 'enforced',
+        notes,
+      },
+      sandboxId,
+      capabilitySid: '',
+      token: null,
+      aces: [],
+      commandLine,
+      envAdded: added,
+      launch: null,
+    };
+  }
+
+  const context: PolicyContext = {
+    cwd: request.cwd,
+    projectRoots: request.projectRoots,
+    tmpdir: variable(request.env, 'TEMP') || variable(request.env, 'TMP') || undefined,
+    homeDir: variable(request.env, 'USERPROFILE') || undefined,
+    pathStyle: 'win32',
+  };
+  const layout = resolveSandboxLayout(request.policy, context, facts.fs, { homeDir: context.homeDir });
+  if (!layout.readAll) {
+    throw invalid(
+      'policy',
+      'restricted reads need the elevated Windows sandbox (a separate sandbox user); the restricted-token backend can only limit writes, so grant a readable root',
+    );
+  }
+  if (layout.unreadable.length > 0 || layout.unreadableGlobs.length > 0) {
+    throw invalid(
+      'policy',
+      `deny-read entries (${[...layout.unreadable, ...layout.unreadableGlobs].join(', ')}) need the elevated Windows sandbox; a write-restricted token cannot hide files from reads`,
+    );
+  }
+  const roots = layout.writableRoots.map((root) => ({
+    root: normalizeWin32Path(root.root),
+    readOnly: root.readOnly.map((entry) => ({ ...entry, path: normalizeWin32Path(entry.path) })),
+  }));
+  for (const { root } of roots) {
+    if (win32.parse(root).root === root) {
+      throw invalid(
+        'policy',
+        `${root} is a whole drive or share; granting it would rewrite the ACL of every file on it`,
+      );
+    }
+  }
+
+  const persist = facts.persistGrants ?? true;
+  const capabilitySid = capabilitySidFor(
+    sandboxId,
+    roots.map(({ root }) => root),
+  );
+  const aces: WindowsAce[] = roots.map(({ root }) => ({
+    path: win32ApiPath(root),
+    trustee: persist ? 'capability' : 'run',
+    type: 'allow',
+    mask: SANDBOX_ALLOW_MASK,
+    flags: CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE,
+    undo: persist ? 'never' : 'after-run',
+    why: 'writable root',
+  }));
+
+  // A carve-out lying inside a deeper writable root was granted by that deeper (more specific) entry.
+  const depth = (path: string) => path.split('\\').filter(Boolean).length;
+  const missing: string[] = [];
+  const guarded = new Map<string, string>();
+  const protectedSeen = new Set<string>();
+  for (const { root, readOnly } of roots) {
+    for (const entry of readOnly) {
+      if (roots.some((other) => depth(other.root) > depth(root) && isUnder(entry.path, other.root, 'win32')))
+        continue;
+      const key = entry.path.toLowerCase();
+      if (protectedSeen.has(key)) continue;
+      protectedSeen.add(key);
+      if (entry.kind === 'missing') {
+        missing.push(entry.path);
+        continue;
+      }
+      aces.push({
+        path: win32ApiPath(entry.path),
+        trustee: 'run',
+        type: 'deny',
+        mask: SANDBOX_DENY_WRITE_MASK,
+        flags: entry.kind === 'dir' ? CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE : 0,
+        undo: 'after-run',
+        why: entry.why,
+      });
+      // Renaming a parent would carry the protected path out from under its ACE.
+      for (
+        let parent = win32.dirname(entry.path);
+        roots.some((r) => isUnder(parent, r.root, 'win32'));
+        parent = win32.dirname(parent)
+      ) {
+        if (!guarded.has(parent.toLowerCase())) guarded.set(parent.toLowerCase(), parent);
+        if (win32.dirname(parent) === parent) break;
+      }
+    }
+  }
+  for (const parent of [...guarded.values()].sort((a, b) => a.localeCompare(b))) {
+    aces.push({
+      path: win32ApiPath(parent),
+      trustee: 'run',
+      type: 'deny',
+      mask: SANDBOX_DENY_MOVE_MASK,
+      flags: 0,
+      undo: 'after-run',
+      why: 'parent of a protected path: no rename, no delete-child bypass',
+    });
+  }
+
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 4).join(', ');
+    notes.push(
+      `protected paths that do not exist cannot carry an ACL, so creating them is not blocked: ${shown}${missing.length > 4 ? ` and ${missing.length - 4} more` : ''}`,
+    );
+  }
+  for (const path of layout.missingWritableRoots)
+    notes.push(`writable root ${path} does not exist, so nothing was granted for it`);
+  notes.push(
+    'objects whose ACL grants write to Everyone or to the logon session stay writable (the token must keep those SIDs to run)',
+  );
+
+  const launch: WindowsTokenLaunchSpec = {
+    version: 1,
+    sandboxId,
+    capabilitySid,
+    token: {
+      flags: DISABLE_MAX_PRIVILEGE | LUA_TOKEN | WRITE_RESTRICTED,
+      restrictingSids: [capabilitySid, '<run>', '<logon>', EVERYONE_SID],
+    },
+    aces,
+    tty: request.tty,
+  };
+  const argv = [
+    facts.nodePath,
+    facts.launcherPath,
+    '--plan',
+    encodeLaunchSpec(launch),
+    '--',
+    ...request.argv,
+  ];
+  const length = windowsCommandLine(argv).length;
+  if (length > MAX_COMMAND_LINE) {
+    throw invalid(
+      'policy',
+      `the launcher's command line would be ${length} characters, over Windows' ${MAX_COMMAND_LINE}`,
+    );
+  }
+  const enforcement: SandboxEnforcement = {
+    fileSystem: 'enforced',
+    network: network === 'restricted' ? 'advisory' : 'enforced',
+    notes,
+  };
+  return {
+    argv,
+    cwd: request.cwd,
+    env,
+    sandboxType: 'windows-token',
+    enforcement,
+    sandboxId,
+    capabilitySid,
+    token: launch.token,
+    aces,
+    commandLine,
+    envAdded: added,
+    launch,
+  };
+}
+
+/** A variable by its Windows (case-insensitive) name. */
+function variable(env: Readonly<Record<string, string>>, name: string): string | undefined {
+  const key = Object.keys(env).find((candidate) => candidate.toUpperCase() === name);
+  return key === undefined ? undefined : env[key];
+}
+
+function invalid(path: string, message: string): InvalidArgumentsError {
+  return new InvalidArgumentsError({ tool: 'sandbox plan', issues: [{ path, message }] });
+}
