@@ -27,6 +27,17 @@ if [ -z "${npm_config_nodedir:-}" ]; then
   fi
 fi
 
+# The Linux sandbox is bubblewrap. Install it when missing and we can (root with apt-get); otherwise
+# ux fails closed and `ux doctor` says how to fix it.
+if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing bubblewrap with apt-get" >&2
+    (apt-get update -qq && apt-get install -y -qq bubblewrap) >&2 || echo "setup: could not install bubblewrap" >&2
+  else
+    echo "setup: bubblewrap (bwrap) is missing; install it (apt-get install bubblewrap) for sandboxed commands" >&2
+  fi
+fi
+
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 pnpm install --frozen-lockfile --reporter=append-only >&2
 pnpm exec turbo run build --output-logs=errors-only >&2

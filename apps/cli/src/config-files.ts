@@ -12,6 +12,8 @@ import {
 import { ConfigError } from '@ux/protocol';
 
 export interface ConfigPaths {
+  /** `$UX_HOME`, default `~/.ux`. */
+  home: string;
   /** `$UX_HOME/config.toml`; `UX_HOME` defaults to `~/.ux`. */
   userConfig: string;
   /** `$UX_REQUIREMENTS`, default `/etc/ux/requirements.toml`. */
@@ -21,6 +23,7 @@ export interface ConfigPaths {
 export function configPaths(env: NodeJS.ProcessEnv): ConfigPaths {
   const home = env.UX_HOME ? resolve(env.UX_HOME) : join(homedir(), '.ux');
   return {
+    home,
     userConfig: join(home, 'config.toml'),
     requirements: env.UX_REQUIREMENTS ? resolve(env.UX_REQUIREMENTS) : '/etc/ux/requirements.toml',
   };

@@ -1,5 +1,3 @@
-import { userInfo } from 'node:os';
-import { parseArgs } from 'node:util';
 import {
   describeAssignment,
   FEATURE_DEFINITIONS,
@@ -10,9 +8,11 @@ import {
   stageLabel,
   type ToolPlan,
 } from '@ux/features';
-import { didYouMean, execCommandToolDefinition } from '@ux/protocol';
+import { execCommandToolDefinition } from '@ux/protocol';
+import { safeUserShell } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
+import { parseOptions } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 
 export const FEATURES_HELP = `Usage: ux features <list|explain> [options]
@@ -45,7 +45,7 @@ export function featuresCommand(args: string[], io: Io): number {
   if (sub !== 'list' && sub !== 'explain') {
     throw new UsageError(`unknown features command "${sub}"; expected list or explain`, 'ux features --help');
   }
-  const { values, positionals } = parseOptions(rest);
+  const { values, positionals } = parseFeatureOptions(rest);
   if (values.help) {
     io.stdout(FEATURES_HELP);
     return 0;
@@ -84,43 +84,18 @@ export function featuresCommand(args: string[], io: Io): number {
   return 0;
 }
 
-function parseOptions(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        enable: { type: 'string', multiple: true },
-        disable: { type: 'string', multiple: true },
-        profile: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(describeParseError(error, FEATURE_OPTIONS), 'ux features --help');
-  }
-}
-
-const FEATURE_OPTIONS = ['--enable', '--disable', '--profile', '--json', '--help'];
-
-/** Node's parseArgs messages vary between versions; say the same thing in our own words. */
-function describeParseError(error: unknown, known: readonly string[]): string {
-  const { code, message } = error as { code?: string; message: string };
-  const option = /'(-[^' ]+)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option)
-    return `unknown option ${option}${didYouMean(option, known)}`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `option ${option} needs a value`;
-  return message;
-}
-
-function safeUserShell(): string | undefined {
-  try {
-    return userInfo().shell ?? undefined;
-  } catch {
-    return undefined;
-  }
+function parseFeatureOptions(args: string[]) {
+  return parseOptions(
+    args,
+    {
+      enable: { type: 'string', multiple: true },
+      disable: { type: 'string', multiple: true },
+      profile: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'ux features --help',
+  );
 }
 
 function sourceText(assignment: FeatureAssignment): string {

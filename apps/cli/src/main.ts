@@ -1,6 +1,5 @@
-import { ConfigError, UxError } from '@ux/protocol';
+import { ConfigError, UxError } from '@ux/protocol/errors';
 import packageJson from '../package.json' with { type: 'json' };
-import { featuresCommand } from './features-command.js';
 import type { Io } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -9,18 +8,24 @@ export const HELP = `ux ${packageJson.version}: one safe door for running comman
 Usage: ux <command> [options]
 
 Commands:
-  features list      the feature flags: stage, value, and which layer set it
-  features explain   how the flags collapse into a mode and a tool plan
+  exec [options] -- CMD…      run CMD through the door as a model would, print the receipt; attach
+                              when it keeps running
+  sandbox [options] -- CMD…   run CMD directly under this platform's sandbox
+  doctor                      check what ux needs here and how the sandbox is configured
+  mcp                         serve exec_command and write_stdin to an MCP client over stdio
+  features list               the feature flags: stage, value, and which layer set it
+  features explain            how the flags collapse into a mode and a tool plan
 
 Options:
-  -h, --help         this help
+  -h, --help         this help (also: ux <command> --help)
   --version          print the version
 
-Exit codes: 0 success, 1 error (configuration, runtime), 2 usage error.
+Exit codes: 0 success, 1 error (configuration, runtime), 2 usage error; ux exec and ux sandbox pass
+the command's exit code on.
 `;
 
 /** Runs one invocation and returns its exit code; never throws. */
-export function main(args: string[], io: Io): number {
+export async function main(args: string[], io: Io): Promise<number> {
   try {
     const [command, ...rest] = args;
     switch (command) {
@@ -35,8 +40,17 @@ export function main(args: string[], io: Io): number {
       case '--version':
         io.stdout(`${packageJson.version}\n`);
         return 0;
+      // Each command loads only what it needs: start-up time is most of a short command's cost.
       case 'features':
-        return featuresCommand(rest, io);
+        return (await import('./features-command.js')).featuresCommand(rest, io);
+      case 'exec':
+        return await (await import('./exec-command.js')).execCommand(rest, io);
+      case 'sandbox':
+        return await (await import('./sandbox-command.js')).sandboxCommand(rest, io);
+      case 'doctor':
+        return await (await import('./doctor-command.js')).doctorCommand(rest, io);
+      case 'mcp':
+        return await (await import('./mcp-command.js')).mcpCommand(rest, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -49,9 +63,9 @@ export function main(args: string[], io: Io): number {
       io.stderr(`ux: ${error.message}\n`);
       return 1;
     }
-    if (UxError.isInstance(error) && error.code === 'invalid_arguments') {
+    if (UxError.isInstance(error)) {
       io.stderr(`ux: ${error.message}\n`);
-      return 2;
+      return error.code === 'invalid_arguments' ? 2 : 1;
     }
     io.stderr(
       `ux: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

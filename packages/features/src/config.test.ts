@@ -112,7 +112,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',

@@ -34,6 +34,22 @@ export {
   type ResolveFeaturesInput,
   resolveFeatures,
 } from './resolve-features.js';
+export {
+  type Chosen,
+  DEFAULT_SANDBOX_MODE,
+  type ResolveSessionInput,
+  resolveSessionSettings,
+  type SessionResolution,
+} from './resolve-session-settings.js';
+export {
+  type Located,
+  PROFILE_SESSION_KEYS,
+  parseSessionSettings,
+  SESSION_KEYS,
+  type SessionSettings,
+  type ShellEnvironmentPolicy,
+  type WorkspaceWriteSettings,
+} from './session-settings.js';
 export { formatKeyPath, parseTomlDocument, type SourceLocation, type TomlDocument } from './toml-document.js';
 export { planTools, type ShellMode, type ToolPlan, type ToolPlanInput } from './tool-plan.js';
 export { parseUserConfig, type UserConfig } from './user-config.js';

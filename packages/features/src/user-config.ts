@@ -1,5 +1,11 @@
 import { didYouMean, isAbsolutePath } from '@ux/protocol';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
+import {
+  PROFILE_SESSION_KEYS,
+  parseSessionSettings,
+  SESSION_KEYS,
+  type SessionSettings,
+} from './session-settings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /** The parts of `$UX_HOME/config.toml` this package owns. */
@@ -8,14 +14,16 @@ export interface UserConfig {
   features: FeatureTable;
   /** The default profile, with where it was chosen. */
   profile?: { name: string; location: SourceLocation };
-  profiles: Record<string, { features: FeatureTable; location: SourceLocation }>;
+  profiles: Record<string, { features: FeatureTable; session: SessionSettings; location: SourceLocation }>;
+  /** Approval policy, sandbox mode and the other keys of a session. */
+  session: SessionSettings;
   allowLoginShell?: boolean;
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
   warnings: string[];
 }
 
-const TOP_LEVEL_KEYS = ['profile', 'allow_login_shell', 'features', 'profiles', 'zsh_fork'];
-const PROFILE_KEYS = ['features'];
+const TOP_LEVEL_KEYS = ['profile', 'allow_login_shell', 'features', 'profiles', 'zsh_fork', ...SESSION_KEYS];
+const PROFILE_KEYS = ['features', ...PROFILE_SESSION_KEYS];
 const ZSH_FORK_KEYS = ['zsh_path', 'execve_wrapper_path'];
 
 /** Validates a user config document. Every mistake is a `ConfigError` at file:line:column. */
@@ -34,7 +42,11 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
       rejectUnknownKeys(document, ['profiles', name], body, PROFILE_KEYS);
       const table = parseFeatureTable(document, ['profiles', name, 'features'], 'profile', name);
       warnings.push(...table.warnings);
-      profiles[name] = { features: table, location: document.locate(['profiles', name]) };
+      profiles[name] = {
+        features: table,
+        session: parseSessionSettings(document, ['profiles', name], PROFILE_SESSION_KEYS),
+        location: document.locate(['profiles', name]),
+      };
     }
   }
 
@@ -84,7 +96,8 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     }
   }
 
-  return { file: document.file, features, profile, profiles, allowLoginShell, zshFork, warnings };
+  const session = parseSessionSettings(document, []);
+  return { file: document.file, features, profile, profiles, allowLoginShell, zshFork, session, warnings };
 }
 
 /** A `ConfigError` for the first key of `table` that is not in `known`, with close matches. */

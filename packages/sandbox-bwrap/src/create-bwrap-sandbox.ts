@@ -75,13 +75,16 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
           fix: 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap) or set bwrapPath',
         };
       }
-      const features = await bwrapFeatures(found.path);
-      if ('reason' in features)
-        return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
       const files = writeHostFiles(arch);
       // bash closes descriptors of any number before bwrap starts; a plain sh only up to 9.
       const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
-      const failure = await probeBwrapRun(found.path, files.seccomp.restricted, shell);
+      // The three start-up checks are independent: run them together (this is on every host's path).
+      const [features, failure] = await Promise.all([
+        bwrapFeatures(found.path),
+        probeBwrapRun(found.path, files.seccomp.restricted, shell),
+      ]);
+      if ('reason' in features)
+        return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
       if (failure) return failure as SandboxProbe & { available: false };
       const state: Ready = {
         bwrapPath: found.path,

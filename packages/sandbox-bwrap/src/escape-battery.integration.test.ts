@@ -432,7 +432,13 @@ describe('still working', () => {
       tty: false,
     });
     try {
-      const child = await spawner.spawn({ argv: plan.argv, cwd: plan.cwd, env: plan.env, tty: false, stdin: 'closed' });
+      const child = await spawner.spawn({
+        argv: plan.argv,
+        cwd: plan.cwd,
+        env: plan.env,
+        tty: false,
+        stdin: 'closed',
+      });
       const { text } = await runToEnd(child, 20_000);
       // Nothing before "ready": the placeholders read as empty files, not as unopenable devices.
       expect(text).toMatch(/^ready\n.*\.bashrc: (Read-only file system|Permission denied)\n$/);

@@ -24,10 +24,9 @@ function run(
 }
 
 export async function bwrapFeatures(bwrapPath: string): Promise<BwrapFeatures | { reason: string }> {
-  const version = await run(bwrapPath, ['--version']);
+  const [version, help] = await Promise.all([run(bwrapPath, ['--version']), run(bwrapPath, ['--help'])]);
   if (version.code !== 0)
     return { reason: `${bwrapPath} --version failed: ${(version.stderr || version.stdout).trim()}` };
-  const help = await run(bwrapPath, ['--help']);
   return {
     version: version.stdout.trim().replace(/^bubblewrap\s+/, ''),
     disableUserns: help.stdout.includes('--disable-userns'),

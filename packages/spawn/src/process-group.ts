@@ -27,18 +27,25 @@ export class ProcessGroup {
 
   /**
    * Called when the leader's output has closed: the group is released once no member is left.
-   * Members that outlive the leader (`cmd &`) keep the group guarded, checked once a second.
+   * Members that outlive the leader (`cmd &`) keep the group guarded. The first checks come quickly,
+   * because the leader itself is often still an unreaped zombie at this moment (and a registered
+   * group keeps the host's reaper, and so the host, alive); then at most once a second.
    */
   leaderDone(): void {
     if (this.gone || this.recheck) return;
-    if (!this.hasMembers()) {
-      this.release();
-      return;
-    }
-    this.recheck = setInterval(() => {
-      if (!this.hasMembers()) this.release();
-    }, 1000);
-    this.recheck.unref();
+    let delay = 5;
+    const check = () => {
+      this.recheck = undefined;
+      if (this.gone) return;
+      if (!this.hasMembers()) {
+        this.release();
+        return;
+      }
+      this.recheck = setTimeout(check, delay);
+      this.recheck.unref();
+      delay = Math.min(delay * 2, 1000);
+    };
+    check();
   }
 
   private hasMembers(): boolean {
@@ -53,7 +60,7 @@ export class ProcessGroup {
   private release(): void {
     if (this.gone) return;
     this.gone = true;
-    if (this.recheck) clearInterval(this.recheck);
+    if (this.recheck) clearTimeout(this.recheck);
     this.recheck = undefined;
     this.reaper.unregister(this.pgid);
   }

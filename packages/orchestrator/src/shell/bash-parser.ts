@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
 import { analyzeScript, type ScriptAnalysis } from './analyze-script.js';
 
 /** A loaded bash grammar. Parsing is synchronous once loaded; every call frees its own tree. */
@@ -25,6 +24,8 @@ export function loadBashParser(): Promise<BashParser> {
 }
 
 async function load(): Promise<BashParser> {
+  // Imported here, not at the top: a process that never parses a script (`ux sandbox`) skips it.
+  const { Language, Parser } = await import('web-tree-sitter');
   await Parser.init();
   // Resolved at run time so it works from src under vitest and from the built dist alike.
   const require = createRequire(import.meta.url);

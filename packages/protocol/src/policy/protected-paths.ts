@@ -129,7 +129,8 @@ function protectModules(directory: string, fs: FsView, add: Add, api: PathApi, d
   for (const name of fs.readdir(directory)) {
     const entry = api.join(directory, name);
     if (fs.kind(entry) !== 'dir') continue;
-    const isGitDir = fs.kind(api.join(entry, 'HEAD')) !== undefined || fs.kind(api.join(entry, 'config')) !== undefined;
+    const isGitDir =
+      fs.kind(api.join(entry, 'HEAD')) !== undefined || fs.kind(api.join(entry, 'config')) !== undefined;
     if (isGitDir) protectGitDir(entry, fs, add, api, depth + 1);
     else protectModules(entry, fs, add, api, depth + 1);
   }

@@ -1,0 +1,58 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createExecPolicy,
+  createOrchestrator,
+  createRuleFileAppender,
+  listRuleFiles,
+  loadRuleFiles,
+} from '@ux/orchestrator';
+import type { Reviewer, SandboxRegistry } from '@ux/protocol';
+import { createLocalSpawner } from '@ux/spawn';
+import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
+import { type CliSession, sandboxPolicyFor } from './cli-session.js';
+import { createCliSandboxRegistry } from './sandbox-backends.js';
+
+export interface CliDoorOptions {
+  /** The session directory (absolute). */
+  cwd: string;
+  /** Who answers approvals: the person at the terminal, or the MCP client. */
+  reviewer: Reviewer;
+  env: NodeJS.ProcessEnv;
+  onWarning: (message: string) => void;
+  /** Default: the backends configuration enables. */
+  sandboxRegistry?: SandboxRegistry;
+}
+
+/**
+ * The door as the CLI wires it: the configured backends, the resolved approval policy and sandbox mode,
+ * the rule files of `$UX_HOME/rules` plus `rules = […]`, approved prefixes saved to
+ * `$UX_HOME/rules/default.rules`, and the local spawner.
+ */
+export async function createCliDoor(session: CliSession, options: CliDoorOptions): Promise<UnifiedExec> {
+  const { settings } = session;
+  const ruleFiles = [...(await listRuleFiles(session.rulesDirectory)), ...settings.rules];
+  const rules = await loadRuleFiles(ruleFiles, { homeDir: options.env.HOME ?? homedir() });
+  const orchestrator = createOrchestrator({
+    sandboxRegistry: options.sandboxRegistry ?? createCliSandboxRegistry(settings.enabledBackends?.value),
+    enabledBackends: settings.enabledBackends?.value,
+    allowedBackends: settings.allowedBackends,
+    approvalPolicy: settings.approvalPolicy.value,
+    policy: sandboxPolicyFor(settings.sandboxMode.value, settings),
+    execPolicy: createExecPolicy(rules),
+    ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+    reviewer: options.reviewer,
+    onWarning: options.onWarning,
+  });
+  return createUnifiedExec({
+    orchestrator,
+    spawner: createLocalSpawner(),
+    toolPlan: session.toolPlan,
+    cwd: options.cwd,
+    userShell: session.userShell,
+    allowLoginShell: session.configuration.user?.allowLoginShell,
+    environment: settings.environment,
+    baseEnvironment: options.env,
+    onWarning: options.onWarning,
+  });
+}

@@ -1,0 +1,215 @@
+import { createSandboxSelector } from '@ux/orchestrator';
+import { ConfigError, type SandboxProbe, UxError } from '@ux/protocol';
+import { createLocalSpawner } from '@ux/spawn';
+import { type CliSession, loadCliSession } from './cli-session.js';
+import { configPaths } from './config-files.js';
+import type { Io } from './io.js';
+import { parseOptions } from './parse-options.js';
+import { BACKEND_FACTORIES, createCliSandboxRegistry } from './sandbox-backends.js';
+import { UsageError } from './usage-error.js';
+
+export const DOCTOR_HELP = `Usage: ux doctor [--json]
+
+Checks what ux needs here: Node, node-pty, the config and requirements files, and every sandbox
+backend (found, version, features, whether a real sandbox starts). Exits 1 when the configured
+sandbox cannot work, and says how to fix it.
+`;
+
+export interface DoctorCheck {
+  name: string;
+  status: 'ok' | 'fail' | 'skip';
+  detail: string;
+  fix?: string;
+}
+
+export async function doctorCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'ux doctor --help',
+  );
+  if (values.help) {
+    io.stdout(DOCTOR_HELP);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument "${positionals[0]}"`, 'ux doctor --help');
+
+  const checks: DoctorCheck[] = [];
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  checks.push(
+    major > 20 || (major === 20 && minor >= 19)
+      ? { name: 'node', status: 'ok', detail: process.versions.node }
+      : { name: 'node', status: 'fail', detail: process.versions.node, fix: 'install Node 20.19 or newer' },
+  );
+  checks.push(await checkPty());
+
+  const paths = configPaths(io.env);
+  let session: CliSession | undefined;
+  try {
+    session = loadCliSession(io);
+    const { user, requirements } = session.configuration;
+    checks.push({
+      name: 'config',
+      status: 'ok',
+      detail: user ? `${paths.userConfig}: parsed` : `${paths.userConfig}: not present, defaults apply`,
+    });
+    checks.push({
+      name: 'requirements',
+      status: 'ok',
+      detail: requirements
+        ? `${paths.requirements}: parsed`
+        : `${paths.requirements}: not present, nothing is pinned`,
+    });
+  } catch (error) {
+    if (!ConfigError.isInstance(error) && !UxError.isInstance(error)) throw error;
+    checks.push({
+      name: 'configuration',
+      status: 'fail',
+      detail: error.message,
+      fix: 'correct the file at the position named',
+    });
+  }
+
+  if (session) {
+    const { settings } = session;
+    const approval = settings.approvalPolicy.value;
+    checks.push({
+      name: 'approval policy',
+      status: 'ok',
+      detail: `${typeof approval === 'string' ? approval : 'granular'} (${settings.approvalPolicy.source})`,
+    });
+    checks.push({
+      name: 'sandbox mode',
+      status: 'ok',
+      detail: `${settings.sandboxMode.value} (${settings.sandboxMode.source})`,
+    });
+    checks.push({
+      name: 'feature mode',
+      status: 'ok',
+      detail: `${session.toolPlan.mode}: tools ${session.toolPlan.tools.join(', ')}`,
+    });
+    const enabled = settings.enabledBackends?.value;
+    for (const id of Object.keys(BACKEND_FACTORIES)) {
+      const backend = BACKEND_FACTORIES[id]!();
+      const name = `sandbox ${id}`;
+      if (!backend.platforms.includes(io.platform)) {
+        checks.push({
+          name,
+          status: 'skip',
+          detail: `not on this platform (runs on ${backend.platforms.join(', ')})`,
+        });
+        continue;
+      }
+      const off =
+        enabled && !enabled.includes(id) ? 'not enabled by sandbox_backends in the config' : undefined;
+      const barred =
+        settings.allowedBackends && !settings.allowedBackends.includes(id)
+          ? 'not allowed by the requirements'
+          : undefined;
+      const probe = await safeProbe(() => backend.probe());
+      if (probe.available) {
+        checks.push({
+          name,
+          status: off || barred ? 'skip' : 'ok',
+          detail: [describeProbe(probe), off, barred].filter(Boolean).join('; '),
+        });
+      } else {
+        checks.push({
+          name,
+          status: off || barred ? 'skip' : 'fail',
+          detail: [probe.reason, off, barred].filter(Boolean).join('; '),
+          fix: probe.fix,
+        });
+      }
+    }
+    const mode = settings.sandboxMode.value;
+    if (mode === 'read-only' || mode === 'workspace-write') {
+      try {
+        const selector = createSandboxSelector({
+          sandboxRegistry: createCliSandboxRegistry(enabled),
+          platform: io.platform,
+          enabledBackends: enabled,
+          allowedBackends: settings.allowedBackends,
+        });
+        const chosen = await selector.select();
+        checks.push({ name: `sandbox for ${mode}`, status: 'ok', detail: `${chosen.id} will be used` });
+      } catch (error) {
+        if (!UxError.isInstance(error)) throw error;
+        const fix = (error as UxError & { fix?: string }).fix;
+        checks.push({
+          name: `sandbox for ${mode}`,
+          status: 'fail',
+          detail: error.message,
+          ...(fix ? { fix } : {}),
+        });
+      }
+    } else {
+      checks.push({
+        name: `sandbox for ${mode}`,
+        status: 'ok',
+        detail: 'no sandbox is applied in this mode',
+      });
+    }
+  }
+
+  const ok = checks.every((check) => check.status !== 'fail');
+  if (values.json) io.stdout(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+  else {
+    const width = Math.max(...checks.map((check) => check.name.length));
+    for (const check of checks) {
+      io.stdout(`${check.status.padEnd(4)}  ${check.name.padEnd(width)}  ${check.detail}\n`);
+      if (check.fix) io.stdout(`${''.padEnd(6 + width)}  fix: ${check.fix}\n`);
+    }
+    io.stdout(ok ? 'ux can run here.\n' : 'ux cannot run as configured here; see the fixes above.\n');
+  }
+  return ok ? 0 : 1;
+}
+
+async function checkPty(): Promise<DoctorCheck> {
+  try {
+    const child = await createLocalSpawner().spawn({
+      argv: ['true'],
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin' },
+      tty: true,
+      stdin: 'closed',
+    });
+    await child.closed;
+    const status = child.exitStatus();
+    return status?.exitCode === 0
+      ? { name: 'node-pty', status: 'ok', detail: 'a terminal starts' }
+      : {
+          name: 'node-pty',
+          status: 'fail',
+          detail: `a command in a terminal exited with ${status?.exitCode}`,
+          fix: 'reinstall ux (node-pty builds on install)',
+        };
+  } catch (error) {
+    return {
+      name: 'node-pty',
+      status: 'fail',
+      detail: error instanceof Error ? error.message : String(error),
+      fix: 'reinstall ux so node-pty can build (it needs a C++ compiler and python3)',
+    };
+  }
+}
+
+async function safeProbe(probe: () => Promise<SandboxProbe>): Promise<SandboxProbe> {
+  try {
+    return await probe();
+  } catch (error) {
+    return {
+      available: false,
+      reason: `the probe failed: ${error instanceof Error ? error.message : String(error)}`,
+      fix: 'report this as a bug',
+    };
+  }
+}
+
+function describeProbe(probe: SandboxProbe & { available: true }): string {
+  const details = Object.entries(probe.details ?? {}).map(
+    ([key, value]) => `${key}: ${value === true ? 'yes' : value === false ? 'no' : value}`,
+  );
+  return [`works${probe.version ? `, version ${probe.version}` : ''}`, ...details].join('; ');
+}

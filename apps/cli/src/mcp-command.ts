@@ -1,0 +1,250 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ApprovalPolicy,
+  REVIEWER_SPECIFICATION_VERSION,
+  type Reviewer,
+  sandboxModes,
+  simpleApprovalPolicies,
+} from '@ux/protocol';
+import type { UnifiedExec } from '@ux/unified-exec';
+import packageJson from '../package.json' with { type: 'json' };
+import { loadCliSession } from './cli-session.js';
+import { createCliDoor } from './create-cli-door.js';
+import type { Io } from './io.js';
+import { createElicitationReviewer } from './mcp-reviewer.js';
+import { oneOf, parseOptions } from './parse-options.js';
+import { UsageError } from './usage-error.js';
+
+export const MCP_HELP = `Usage: ux mcp [options]
+
+An MCP server over stdio exposing exactly two tools, exec_command and write_stdin. Approvals go to the
+client as elicitation requests when it supports them; otherwise whatever needs approval is refused
+(never run without asking). A cancelled call stops waiting and keeps its process; closing the server
+ends every process. Calls that wait longer than a second report progress when the client asks for it.
+
+Options:
+  --cwd DIR              the session directory (default the current one)
+  --sandbox MODE         read-only, workspace-write or danger-full-access (default from config)
+  --approval POLICY      untrusted, on-failure, on-request or never (default from config)
+  --profile NAME         use [profiles.NAME] from the config
+  -h, --help             this help
+`;
+
+const HELP_COMMAND = 'ux mcp --help';
+const SERVED_TOOLS = ['exec_command', 'write_stdin'];
+const PROGRESS_INTERVAL_MS = 1000;
+
+export async function mcpCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    {
+      cwd: { type: 'string' },
+      sandbox: { type: 'string' },
+      approval: { type: 'string' },
+      profile: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    HELP_COMMAND,
+  );
+  if (values.help) {
+    io.stdout(MCP_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, HELP_COMMAND);
+  const approvalPolicy: ApprovalPolicy | undefined =
+    values.approval === undefined
+      ? undefined
+      : oneOf(values.approval, simpleApprovalPolicies, '--approval', HELP_COMMAND);
+  const sandboxMode =
+    values.sandbox === undefined
+      ? undefined
+      : oneOf(
+          values.sandbox,
+          sandboxModes.filter((mode) => mode !== 'external-sandbox'),
+          '--sandbox',
+          HELP_COMMAND,
+        );
+  const cwd = values.cwd ?? process.cwd();
+  const session = loadCliSession(io, { approvalPolicy, sandboxMode, profile: values.profile });
+  for (const warning of session.warnings) io.stderr(`ux mcp: warning: ${warning}\n`);
+  const missing = SERVED_TOOLS.filter((tool) => !session.toolPlan.tools.includes(tool as never));
+  if (missing.length > 0) {
+    io.stderr(
+      `ux mcp: the feature configuration leaves out ${missing.join(' and ')} (mode ${session.toolPlan.mode}); enable unified_exec to serve them (see ux features explain)\n`,
+    );
+    return 1;
+  }
+
+  const server = new Server(
+    { name: 'ux', version: packageJson.version },
+    {
+      capabilities: { tools: {} },
+      instructions: 'Run shell commands with exec_command; continue or poll running ones with write_stdin.',
+    },
+  );
+  const transport = new StdioServerTransport();
+  const log = (text: string) => io.stderr(text);
+
+  // The door is built once the client has said what it can do: elicitation decides who approves.
+  let resolveDoor!: (door: UnifiedExec) => void;
+  const doorReady = new Promise<UnifiedExec>((resolve) => {
+    resolveDoor = resolve;
+  });
+  let door: UnifiedExec | undefined;
+  server.oninitialized = () => {
+    const canAsk = Boolean(server.getClientCapabilities()?.elicitation);
+    const reviewer: Reviewer = canAsk
+      ? createElicitationReviewer(server, log)
+      : {
+          specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+          id: 'mcp-no-elicitation',
+          review: async (request) => {
+            log(
+              `ux mcp: \`${request.command.join(' ')}\` needs approval and the client cannot be asked: refused\n`,
+            );
+            return { type: 'denied' };
+          },
+        };
+    if (!canAsk)
+      log('ux mcp: the client cannot answer elicitation requests; commands that need approval are refused\n');
+    void createCliDoor(session, {
+      cwd,
+      env: io.env,
+      reviewer,
+      onWarning: (message) => log(`ux mcp: warning: ${message}\n`),
+    }).then(
+      (created) => {
+        door = created;
+        resolveDoor(created);
+      },
+      (error) => {
+        log(`ux mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+        void server.close();
+      },
+    );
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const served = (await doorReady).tools.filter((tool) => SERVED_TOOLS.includes(tool.name));
+    return {
+      tools: served.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.parameters as { type: 'object' },
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
+      })),
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: toolArgs } = request.params;
+    if (!SERVED_TOOLS.includes(name)) {
+      return {
+        isError: true,
+        content: [
+          { type: 'text', text: `unknown tool "${name}"; this server has ${SERVED_TOOLS.join(' and ')}` },
+        ],
+      };
+    }
+    const active = await doorReady;
+    const progressToken = request.params._meta?.progressToken;
+    const startedAt = Date.now();
+    const ticker =
+      progressToken === undefined
+        ? undefined
+        : setInterval(() => {
+            const seconds = Math.round((Date.now() - startedAt) / 1000);
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress: seconds,
+                  message: `${name} waiting for output (${seconds}s)`,
+                },
+              })
+              .catch(() => undefined);
+          }, PROGRESS_INTERVAL_MS);
+    try {
+      const response = await active.call(name, toolArgs ?? {}, {
+        callId: `mcp-${String(extra.requestId)}`,
+        signal: extra.signal,
+      });
+      return {
+        content: [{ type: 'text', text: response.text }],
+        ...(response.success && response.result ? { structuredContent: response.result } : {}),
+        ...(response.success ? {} : { isError: true }),
+      };
+    } finally {
+      if (ticker) clearInterval(ticker);
+    }
+  });
+
+  // A line that is not JSON-RPC gets an error reply (the SDK only reports it locally), as JSON-RPC asks.
+  server.onerror = (error) => {
+    log(`ux mcp: ${error.message}\n`);
+    const invalid = error.name === 'ZodError' ? -32600 : error instanceof SyntaxError ? -32700 : undefined;
+    if (invalid === undefined) return;
+    void transport
+      .send({
+        jsonrpc: '2.0',
+        id: null as unknown as string,
+        error: {
+          code: invalid,
+          message: `${invalid === -32700 ? 'Parse error' : 'Invalid Request'}: ${firstLine(error.message)}`,
+        },
+      })
+      .catch(() => undefined);
+  };
+
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  // The SDK answers a request whose params fail its schema with -32603 and a dump of the schema issues;
+  // JSON-RPC calls that "invalid params" (-32602), and a person should read one line.
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, ...rest: unknown[]) =>
+    (send as (...args: unknown[]) => Promise<void>)(clarifyInvalidParams(message), ...rest);
+  const close = () => void server.close();
+  process.stdin.once('end', close);
+  process.once('SIGTERM', close);
+  process.once('SIGINT', close);
+  process.once('SIGHUP', close);
+  await closed;
+  process.stdin.off('end', close);
+  process.off('SIGTERM', close);
+  process.off('SIGINT', close);
+  process.off('SIGHUP', close);
+  // Closing the server ends every process it started.
+  await door?.shutdown();
+  process.stdin.pause();
+  return 0;
+}
+
+function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || message.error.code !== -32603) return message;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(message.error.message);
+  } catch {
+    return message;
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return message;
+  const described = issues.map(
+    (issue: { path?: unknown[]; message?: string }) =>
+      `${(issue.path ?? []).join('.') || '(root)'}: ${issue.message ?? 'invalid'}`,
+  );
+  return { ...message, error: { code: -32602, message: `Invalid params: ${described.join('; ')}` } };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 200);
+}

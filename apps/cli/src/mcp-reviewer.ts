@@ -1,0 +1,76 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { shlexJoin } from '@ux/orchestrator';
+import {
+  type ApprovalRequest,
+  REVIEWER_SPECIFICATION_VERSION,
+  type ReviewDecision,
+  type ReviewDecisionType,
+  type Reviewer,
+} from '@ux/protocol';
+
+const CHOICES: { value: string; title: string; decision: ReviewDecisionType }[] = [
+  { value: 'approve', title: 'Approve once', decision: 'approved' },
+  { value: 'approve_for_session', title: 'Approve for this session', decision: 'approved_for_session' },
+  { value: 'deny', title: 'Deny', decision: 'denied' },
+  { value: 'abort', title: 'Abort (stop waiting for this command)', decision: 'abort' },
+];
+
+/**
+ * Asks the MCP client's user through an elicitation request. Declining denies; cancelling or a client
+ * that cannot answer aborts; anything else the client sends is a denial. Never approves on its own.
+ */
+export function createElicitationReviewer(server: Server, log: (text: string) => void): Reviewer {
+  return {
+    specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+    id: 'mcp-elicitation',
+    async review(request: ApprovalRequest, { signal }): Promise<ReviewDecision> {
+      const choices = CHOICES.filter((choice) => request.available_decisions.includes(choice.decision));
+      const prefix = request.proposed_execpolicy_amendment;
+      if (prefix && request.available_decisions.includes('approved_execpolicy_amendment')) {
+        choices.splice(2, 0, {
+          value: 'approve_prefix',
+          title: `Always allow commands starting with: ${shlexJoin(prefix)}`,
+          decision: 'approved_execpolicy_amendment',
+        });
+      }
+      try {
+        const result = await server.elicitInput(
+          {
+            message: [
+              request.retry
+                ? 'The sandbox stopped this command. Run it again without the sandbox?'
+                : 'Run this command?',
+              `command: ${shlexJoin(request.command)}`,
+              `cwd: ${request.cwd}`,
+              ...(request.reason ? [`reason: ${request.reason}`] : []),
+            ].join('\n'),
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                decision: {
+                  type: 'string',
+                  title: 'Decision',
+                  oneOf: choices.map((choice) => ({ const: choice.value, title: choice.title })),
+                },
+              },
+              required: ['decision'],
+            },
+          },
+          { signal, timeout: 24 * 60 * 60 * 1000 },
+        );
+        if (result.action === 'decline') return { type: 'denied' };
+        if (result.action === 'cancel') return { type: 'abort' };
+        const chosen = choices.find((choice) => choice.value === result.content?.decision);
+        if (chosen?.decision === 'approved_execpolicy_amendment')
+          return { type: chosen.decision, amendment: [...prefix!] };
+        return chosen ? ({ type: chosen.decision } as ReviewDecision) : { type: 'denied' };
+      } catch (error) {
+        if (signal.aborted) return { type: 'abort' };
+        log(
+          `ux mcp: the approval request failed (${error instanceof Error ? error.message : String(error)}); denied\n`,
+        );
+        return { type: 'denied' };
+      }
+    },
+  };
+}

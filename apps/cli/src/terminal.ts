@@ -1,0 +1,101 @@
+import type { ReadStream, WriteStream } from 'node:tty';
+
+/**
+ * The person's terminal, shared by the approval prompt, the session prompt and attach. One `data`
+ * listener hands input to whoever holds the terminal: a line reader (cooked mode, the kernel echoes
+ * and edits) or a raw consumer (attach).
+ */
+export class Terminal {
+  private lineBuffer = '';
+  private lineWaiter: ((line: string | null) => void) | undefined;
+  private rawConsumer: ((data: Buffer) => void) | undefined;
+  private ended = false;
+  private readonly onData = (data: Buffer) => this.dispatch(data);
+  private readonly onEnd = () => {
+    this.ended = true;
+    this.lineWaiter?.(null);
+    this.lineWaiter = undefined;
+  };
+
+  constructor(
+    readonly input: ReadStream,
+    readonly output: WriteStream,
+  ) {}
+
+  write(text: string | Uint8Array): void {
+    this.output.write(text);
+  }
+
+  /** Shows `prompt` and resolves with the next line (without its newline), or null at end of input. */
+  readLine(prompt: string): Promise<string | null> {
+    if (this.ended) return Promise.resolve(null);
+    this.setRaw(false);
+    this.write(prompt);
+    const newline = this.lineBuffer.indexOf('\n');
+    if (newline >= 0) {
+      const line = this.lineBuffer.slice(0, newline);
+      this.lineBuffer = this.lineBuffer.slice(newline + 1);
+      return Promise.resolve(line.replace(/\r$/, ''));
+    }
+    return new Promise((resolve) => {
+      this.lineWaiter = resolve;
+      this.listen();
+    });
+  }
+
+  /** Sends every keystroke to `consumer` in raw mode until the returned function is called. */
+  raw(consumer: (data: Buffer) => void): () => void {
+    this.rawConsumer = consumer;
+    this.setRaw(true);
+    this.listen();
+    return () => {
+      if (this.rawConsumer !== consumer) return;
+      this.rawConsumer = undefined;
+      this.setRaw(false);
+      this.quiet();
+    };
+  }
+
+  /** Lets the process exit: no listener keeps the input open. */
+  close(): void {
+    this.rawConsumer = undefined;
+    this.lineWaiter = undefined;
+    this.setRaw(false);
+    this.quiet();
+  }
+
+  private dispatch(data: Buffer): void {
+    if (this.rawConsumer) {
+      this.rawConsumer(data);
+      return;
+    }
+    this.lineBuffer += data.toString('utf8');
+    const newline = this.lineBuffer.indexOf('\n');
+    if (newline < 0 || !this.lineWaiter) return;
+    const line = this.lineBuffer.slice(0, newline).replace(/\r$/, '');
+    this.lineBuffer = this.lineBuffer.slice(newline + 1);
+    const waiter = this.lineWaiter;
+    this.lineWaiter = undefined;
+    this.quiet();
+    waiter(line);
+  }
+
+  private listen(): void {
+    if (this.input.listenerCount('data') === 0 || !this.input.listeners('data').includes(this.onData)) {
+      this.input.on('data', this.onData);
+      this.input.once('end', this.onEnd);
+    }
+    this.input.resume();
+  }
+
+  private quiet(): void {
+    if (this.lineWaiter || this.rawConsumer) return;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.pause();
+  }
+
+  private setRaw(raw: boolean): void {
+    if (this.input.isTTY && this.input.isRaw !== raw) this.input.setRawMode(raw);
+  }
+}

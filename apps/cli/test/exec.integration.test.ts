@@ -1,0 +1,272 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useLeakCheck } from '@ux/test-utils';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  expectNoneMatching,
+  makeHome,
+  pidsMatching,
+  runUx,
+  startUxInTerminal,
+  uniqueMarker,
+  warmUpSpawner,
+} from './cli-harness.js';
+
+beforeAll(warmUpSpawner);
+useLeakCheck();
+
+/** /tmp is writable in workspace-write by default; these tests need "outside" to be outside. */
+const NO_TMP = '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
+
+const RECEIPT = /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n/;
+
+describe('ux exec: receipts', () => {
+  it('prints the receipt of a finished command and passes its exit code on', async () => {
+    const home = makeHome();
+    const result = await runUx(['exec', '--', 'echo hello; echo oops >&2; exit 3'], home);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(3);
+    expect(result.stdout).toMatch(RECEIPT);
+    expect(result.stdout).toContain('Process exited with code 3\nOriginal token count: 3\nOutput:\n');
+    // stdout and stderr are separate pipes: their order between each other is the kernel's.
+    expect(result.stdout.split('Output:\n')[1]!.split('\n').sort()).toEqual(['', '', 'hello', 'oops']);
+  });
+
+  it('joins several words with quoting, and takes one word as a script', async () => {
+    const home = makeHome();
+    const words = await runUx(['exec', '--', 'printf', '%s|', 'a b', "it's"], home);
+    expect(words.stdout).toContain("Output:\na b|it's|");
+    const script = await runUx(['exec', '--', 'echo one && echo two'], home);
+    expect(script.stdout).toContain('Output:\none\ntwo\n');
+  });
+
+  it('polls a running command to completion when there is no terminal, printing each receipt', async () => {
+    const home = makeHome();
+    const marker = uniqueMarker();
+    const result = await runUx(
+      ['exec', '--yield-ms', '250', '--', `: ${marker}; echo first; sleep 1; echo second`],
+      home,
+    );
+    expect(result.status).toBe(0);
+    const receipts = result.stdout.split(/(?=^Chunk ID: )/m);
+    expect(receipts.length).toBe(2);
+    expect(receipts[0]).toMatch(/Process running with session ID \d+\n/);
+    expect(receipts[0]).toContain('first\n');
+    expect(receipts[1]).toContain('Process exited with code 0');
+    expect(receipts[1]).toContain('second\n');
+    await expectNoneMatching(marker);
+  });
+
+  it('prints the structured result with --json', async () => {
+    const home = makeHome();
+    const result = await runUx(['exec', '--json', '--', 'printf done'], home);
+    expect(result.status).toBe(0);
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed).toMatchObject({ exit_code: 0, output: 'done', original_token_count: 1 });
+    expect(parsed.session_id).toBeUndefined();
+    expect(parsed.chunk_id).toMatch(/^[0-9a-f]{6}$/);
+  });
+
+  it('sandboxes by default: a write outside the workspace is blocked and its receipt says so', async () => {
+    const home = makeHome({ config: `approval_policy = "never"\n${NO_TMP}` });
+    const target = join(home.home, 'outside.txt');
+    const result = await runUx(['exec', '--', `echo x > ${target}`], home);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('Read-only file system');
+    expect(existsSync(target)).toBe(false);
+    const inside = await runUx(['exec', '--', 'echo x > inside.txt'], home);
+    expect(inside.status).toBe(0);
+    expect(readFileSync(join(home.workspace, 'inside.txt'), 'utf8')).toBe('x\n');
+  });
+
+  it('denies what needs approval when no person can be asked, and says why', async () => {
+    const home = makeHome();
+    const result = await runUx(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("exec_command failed for `/bin/bash -lc 'touch made'`: rejected by user");
+    expect(result.stderr).toContain('needs approval');
+    expect(result.stderr).toContain('there is no terminal to ask: denied');
+    expect(existsSync(join(home.workspace, 'made'))).toBe(false);
+  });
+
+  it('ends the process when ux is stopped by a signal', async () => {
+    const home = makeHome();
+    const marker = uniqueMarker();
+    const child = spawn(process.execPath, [BIN, 'exec', '--', `: ${marker}; echo started; sleep 60`], {
+      cwd: home.workspace,
+      env: home.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+    expect(status).toBe(143);
+    await expectNoneMatching(marker);
+  });
+});
+
+describe('ux exec: in a terminal', () => {
+  it('attaches: keys reach the process, output streams, Ctrl-] detaches, the prompt polls it', async () => {
+    const home = makeHome();
+    const marker = uniqueMarker();
+    const ux = await startUxInTerminal(
+      ['exec', '--tty', '--yield-ms', '250', '--', `: ${marker}; cat`],
+      home,
+    );
+    await ux.waitFor('Ctrl-] detaches]');
+    await ux.type('hello\r');
+    await ux.waitFor('hello'); // the terminal's echo
+    await ux.waitFor('hello'); // cat's copy
+    await ux.type('\u001d');
+    const detached = await ux.waitFor(/\[detached; session (\d+) keeps running\]/);
+    const sessionId = /session (\d+) keeps/.exec(detached)![1];
+    await ux.waitFor('ux> ');
+    expect(pidsMatching(marker).length).toBeGreaterThan(0);
+    await ux.type(`send ${sessionId} \\u0004\r`);
+    // Ctrl-D at the start of a line is end of input: cat exits, and the receipt says so.
+    await ux.waitFor('Process exited with code 0');
+    await ux.waitFor('ux> ');
+    await ux.type(`poll ${sessionId}\r`);
+    await ux.waitFor(`write_stdin failed: Unknown process id ${sessionId}`);
+    await ux.type('exit\r');
+    expect(await ux.exitCode()).toBe(0);
+    await expectNoneMatching(marker);
+  });
+
+  it('re-polls a detached session, attaches again, and ends it on exit', async () => {
+    const home = makeHome();
+    const marker = uniqueMarker();
+    const ux = await startUxInTerminal(
+      [
+        'exec',
+        '--yield-ms',
+        '250',
+        '--',
+        `: ${marker}; i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 0.2; done`,
+      ],
+      home,
+    );
+    await ux.waitFor('Ctrl-C interrupts it; Ctrl-] detaches]');
+    await ux.waitFor('tick 3');
+    await ux.type('\u001d');
+    await ux.waitFor('ux> ');
+    await ux.type('poll\r');
+    const receipt = await ux.waitFor('ux> ');
+    expect(receipt).toMatch(/Process running with session ID \d+/);
+    expect(receipt).toMatch(/tick \d+/);
+    await ux.type('list\r');
+    expect(await ux.waitFor('ux> ')).toMatch(/\d+ {2}pipe {2}bwrap/);
+    await ux.type('attach\r');
+    await ux.waitFor('Ctrl-] detaches]');
+    await ux.waitFor(/tick \d+/);
+    await ux.type('\u001d');
+    await ux.waitFor('ux> ');
+    expect(pidsMatching(marker).length).toBeGreaterThan(0);
+    await ux.type('exit\r');
+    expect(await ux.exitCode()).toBe(0);
+    await expectNoneMatching(marker);
+  });
+
+  it('passes on the exit code when the attached process ends', async () => {
+    const home = makeHome();
+    const ux = await startUxInTerminal(
+      ['exec', '--tty', '--yield-ms', '250', '--', 'read line; exit $line'],
+      home,
+    );
+    await ux.waitFor('Ctrl-] detaches]');
+    await ux.type('42\r');
+    await ux.waitFor('exited with code 42]');
+    expect(await ux.exitCode()).toBe(42);
+  });
+
+  it('asks the person: approve once runs the command', async () => {
+    const home = makeHome();
+    const ux = await startUxInTerminal(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
+    const question = await ux.waitFor('> ');
+    expect(question).toContain('ux: approval needed');
+    expect(question).toContain("command: /bin/bash -lc 'touch made'");
+    expect(question).toContain(`cwd:     ${home.workspace}`);
+    expect(question).toMatch(
+      /\[y\] approve once {2}\[a\] approve for this session {2}\[p\] always allow `touch made …` {2}\[n\] deny {2}\[x\] abort/,
+    );
+    await ux.type('y\r');
+    await ux.waitFor('Process exited with code 0');
+    expect(await ux.exitCode()).toBe(0);
+    expect(existsSync(join(home.workspace, 'made'))).toBe(true);
+  });
+
+  it('asks the person after a sandbox denial: deny keeps it from running unsandboxed', async () => {
+    const home = makeHome({ config: NO_TMP });
+    const target = join(home.home, 'outside.txt');
+    const ux = await startUxInTerminal(['exec', '--approval', 'on-failure', '--', `touch ${target}`], home);
+    const question = await ux.waitFor('> ');
+    expect(question).toContain('the sandbox stopped this command; run it again without the sandbox?');
+    expect(question).toContain('reason:  command failed; retry without sandbox?');
+    await ux.type('maybe\r');
+    await ux.waitFor('answer y, a, p, n, x');
+    await ux.type('n\r');
+    await ux.waitFor('rejected by user');
+    expect(await ux.exitCode()).toBe(1);
+    expect(existsSync(target)).toBe(false);
+  });
+});
+
+describe('ux exec: bad input', () => {
+  it.each([
+    [['exec', '--ttty', '--', 'true'], 'ux: unknown option --ttty (did you mean "--tty"?)'],
+    [
+      ['exec', '--sandbox', 'workspace', '--', 'true'],
+      '--sandbox must be one of read-only, workspace-write, danger-full-access, got "workspace"',
+    ],
+    [
+      ['exec', '--approval', 'sometimes', '--', 'true'],
+      '--approval must be one of untrusted, on-failure, on-request, never, got "sometimes"',
+    ],
+    [
+      ['exec', '--yield-ms', 'soon', '--', 'true'],
+      '--yield-ms must be a non-negative integer of milliseconds, got "soon"',
+    ],
+    [['exec', '--cwd', '/no/such/dir', '--', 'true'], '--cwd /no/such/dir: no such directory'],
+    [['exec'], 'no command given; put it after --'],
+    [['exec', '--yield-ms'], 'option --yield-ms needs a value'],
+    [['exce'], 'unknown command "exce"'],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await runUx(args, makeHome());
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+  });
+
+  it('names the file, line and column of a malformed config, and runs nothing', async () => {
+    const home = makeHome({ config: 'approval_policy = "never"\nsandbox_mode = "workspace"\n' });
+    const result = await runUx(['exec', '--', 'touch made'], home);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `ux: ${home.config}:2:1: sandbox_mode must be one of read-only, workspace-write, danger-full-access, external-sandbox, got "workspace" (did you mean "workspace-write"?)\n`,
+    );
+    expect(existsSync(join(home.workspace, 'made'))).toBe(false);
+  });
+
+  it('refuses a choice the requirements do not allow, naming both places', async () => {
+    const home = makeHome({
+      config: 'approval_policy = "never"\n',
+      requirements:
+        'allowed_approval_policies = ["untrusted", "on-request"]\nallowed_sandbox_modes = ["read-only", "workspace-write"]\n',
+    });
+    const fromConfig = await runUx(['exec', '--', 'touch made'], home);
+    expect(fromConfig.status).toBe(1);
+    expect(fromConfig.stderr).toBe(
+      `ux: ${home.requirements}:1:1: approval policy "never" (from ${home.config}:1:1) is not allowed here: allowed_approval_policies = ["untrusted", "on-request"]\n`,
+    );
+    const fromFlag = await runUx(
+      ['exec', '--approval', 'untrusted', '--sandbox', 'danger-full-access', '--', 'touch made'],
+      home,
+    );
+    expect(fromFlag.stderr).toContain(
+      `ux: ${home.requirements}:2:1: sandbox mode "danger-full-access" (from --sandbox danger-full-access) is not allowed here`,
+    );
+    expect(existsSync(join(home.workspace, 'made'))).toBe(false);
+  });
+});

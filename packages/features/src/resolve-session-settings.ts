@@ -1,0 +1,121 @@
+import {
+  type ApprovalPolicy,
+  type ApprovalPolicyName,
+  approvalPolicyName,
+  granularApprovalConfigSchema,
+  type SandboxMode,
+} from '@ux/protocol';
+import { checkRequirements, type Requirements } from './requirements.js';
+import type { Located, ShellEnvironmentPolicy, WorkspaceWriteSettings } from './session-settings.js';
+import type { SourceLocation } from './toml-document.js';
+import type { UserConfig } from './user-config.js';
+
+export interface ResolveSessionInput {
+  user?: UserConfig;
+  requirements?: Requirements;
+  /** The profile in effect (as `resolveFeatures` chose it). */
+  profile?: string;
+  /** Command-line choices, with the flag that made them (`--approval never`). */
+  cli?: {
+    approvalPolicy?: { value: ApprovalPolicy; flag: string };
+    sandboxMode?: { value: SandboxMode; flag: string };
+  };
+}
+
+/** A setting and who chose it: `default`, a flag, or `file:line:column`. */
+export interface Chosen<T> {
+  value: T;
+  source: string;
+}
+
+export interface SessionResolution {
+  approvalPolicy: Chosen<ApprovalPolicy>;
+  sandboxMode: Chosen<SandboxMode>;
+  workspaceWrite: WorkspaceWriteSettings;
+  environment: ShellEnvironmentPolicy;
+  rules: string[];
+  /** Backends the config enables, in order; undefined means every registered one. */
+  enabledBackends?: Chosen<string[]>;
+  /** Backends the requirements allow; undefined means any. */
+  allowedBackends?: string[];
+}
+
+export const DEFAULT_SANDBOX_MODE: SandboxMode = 'workspace-write';
+
+/**
+ * The session's approval policy, sandbox mode and the rest: defaults < user config < profile <
+ * command line. A choice the managed requirements do not allow is a `ConfigError` naming both the
+ * choice's source and the requirements file; a default they do not allow gives way to the first value
+ * they do.
+ */
+export function resolveSessionSettings(input: ResolveSessionInput): SessionResolution {
+  const top = input.user?.session ?? {};
+  const profile = input.profile ? input.user?.profiles[input.profile]?.session : undefined;
+  const requirements = input.requirements;
+
+  const approvalPolicy = pick(
+    input.cli?.approvalPolicy,
+    profile?.approvalPolicy,
+    top.approvalPolicy,
+    defaultApprovalPolicy(requirements?.allowedApprovalPolicies?.values),
+  );
+  const sandboxMode = pick(
+    input.cli?.sandboxMode,
+    profile?.sandboxMode,
+    top.sandboxMode,
+    (requirements?.allowedSandboxModes?.values ?? [DEFAULT_SANDBOX_MODE]).includes(DEFAULT_SANDBOX_MODE)
+      ? DEFAULT_SANDBOX_MODE
+      : requirements!.allowedSandboxModes!.values[0]!,
+  );
+  const enabledBackends = top.sandboxBackends && {
+    value: top.sandboxBackends.value,
+    source: where(top.sandboxBackends.location),
+  };
+
+  checkRequirements(requirements, {
+    approvalPolicy: {
+      value: approvalPolicyName(approvalPolicy.value) as ApprovalPolicyName,
+      source: approvalPolicy.source,
+    },
+    sandboxMode: sandboxMode,
+  });
+  for (const id of enabledBackends?.value ?? []) {
+    checkRequirements(requirements, { sandboxBackend: { value: id, source: enabledBackends!.source } });
+  }
+
+  return {
+    approvalPolicy,
+    sandboxMode,
+    workspaceWrite: top.workspaceWrite?.value ?? {
+      writableRoots: [],
+      networkAccess: false,
+      excludeTmpdirEnvVar: false,
+      excludeSlashTmp: false,
+    },
+    environment: top.shellEnvironmentPolicy?.value ?? {},
+    rules: top.rules?.value ?? [],
+    enabledBackends,
+    allowedBackends: requirements?.allowedSandboxBackends?.values,
+  };
+}
+
+function pick<T>(
+  cli: { value: T; flag: string } | undefined,
+  profile: Located<T> | undefined,
+  user: Located<T> | undefined,
+  fallback: T,
+): Chosen<T> {
+  if (cli) return { value: cli.value, source: cli.flag };
+  if (profile) return { value: profile.value, source: where(profile.location) };
+  if (user) return { value: user.value, source: where(user.location) };
+  return { value: fallback, source: 'default' };
+}
+
+function defaultApprovalPolicy(allowed: readonly ApprovalPolicyName[] | undefined): ApprovalPolicy {
+  const name = allowed === undefined || allowed.includes('on-request') ? 'on-request' : allowed[0]!;
+  return name === 'granular' ? { granular: granularApprovalConfigSchema.parse({}) } : name;
+}
+
+function where(location: SourceLocation): string {
+  return `${location.file}:${location.line}:${location.column}`;
+}

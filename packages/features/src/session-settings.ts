@@ -1,0 +1,266 @@
+import {
+  type ApprovalPolicy,
+  didYouMean,
+  granularApprovalConfigSchema,
+  isAbsolutePath,
+  type SandboxMode,
+  sandboxModes,
+  simpleApprovalPolicies,
+} from '@ux/protocol';
+import { describe, isTable } from './feature-table.js';
+import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
+
+/** A value from a config file, with where it was written. */
+export interface Located<T> {
+  value: T;
+  location: SourceLocation;
+}
+
+/** `[sandbox_workspace_write]`: what workspace-write mode adds to the working directory. */
+export interface WorkspaceWriteSettings {
+  writableRoots: string[];
+  networkAccess: boolean;
+  excludeTmpdirEnvVar: boolean;
+  excludeSlashTmp: boolean;
+}
+
+/** `[shell_environment_policy]`: which host variables commands start from (Codex's key names). */
+export interface ShellEnvironmentPolicy {
+  inherit?: 'all' | 'core' | 'none';
+  ignoreDefaultExcludes?: boolean;
+  exclude?: string[];
+  includeOnly?: string[];
+  set?: Record<string, string>;
+}
+
+/** The session keys of a config file or one of its profiles; absent keys were not written. */
+export interface SessionSettings {
+  approvalPolicy?: Located<ApprovalPolicy>;
+  sandboxMode?: Located<SandboxMode>;
+  workspaceWrite?: Located<WorkspaceWriteSettings>;
+  shellEnvironmentPolicy?: Located<ShellEnvironmentPolicy>;
+  /** Exec-policy rule files, absolute. */
+  rules?: Located<string[]>;
+  /** Enabled sandbox backends, in order of preference. */
+  sandboxBackends?: Located<string[]>;
+}
+
+export const SESSION_KEYS = [
+  'approval_policy',
+  'sandbox_mode',
+  'sandbox_workspace_write',
+  'shell_environment_policy',
+  'rules',
+  'sandbox_backends',
+] as const;
+/** The session keys a profile may override. */
+export const PROFILE_SESSION_KEYS = ['approval_policy', 'sandbox_mode'] as const;
+
+const WORKSPACE_WRITE_KEYS = [
+  'writable_roots',
+  'network_access',
+  'exclude_tmpdir_env_var',
+  'exclude_slash_tmp',
+];
+const ENVIRONMENT_KEYS = ['inherit', 'ignore_default_excludes', 'exclude', 'include_only', 'set'];
+const GRANULAR_KEYS = Object.keys(granularApprovalConfigSchema.shape);
+const BACKEND_ID = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * Reads the session keys of the table at `base` (`[]` for the top level, `['profiles', name]` for a
+ * profile). Every mistake is a `ConfigError` at file:line:column.
+ */
+export function parseSessionSettings(
+  document: TomlDocument,
+  base: readonly string[],
+  keys: readonly string[] = SESSION_KEYS,
+): SessionSettings {
+  let table: unknown = document.value;
+  for (const key of base) table = (table as Record<string, unknown> | undefined)?.[key];
+  if (!isTable(table)) return {};
+  const at = (key: string) => [...base, key];
+  const name = (key: string) => formatKeyPath(at(key));
+  const settings: SessionSettings = {};
+
+  if (keys.includes('approval_policy') && table.approval_policy !== undefined) {
+    settings.approvalPolicy = {
+      value: parseApprovalPolicy(document, at('approval_policy'), table.approval_policy),
+      location: document.locate(at('approval_policy')),
+    };
+  }
+
+  if (keys.includes('sandbox_mode') && table.sandbox_mode !== undefined) {
+    const mode = table.sandbox_mode;
+    if (typeof mode !== 'string' || !(sandboxModes as readonly string[]).includes(mode)) {
+      throw document.error(
+        at('sandbox_mode'),
+        `${name('sandbox_mode')} must be one of ${sandboxModes.join(', ')}, got ${describe(mode)}${
+          typeof mode === 'string' ? didYouMean(mode, sandboxModes) : ''
+        }`,
+      );
+    }
+    settings.sandboxMode = { value: mode as SandboxMode, location: document.locate(at('sandbox_mode')) };
+  }
+
+  if (keys.includes('sandbox_workspace_write') && table.sandbox_workspace_write !== undefined) {
+    const path = at('sandbox_workspace_write');
+    const section = table.sandbox_workspace_write;
+    if (!isTable(section)) throw document.error(path, `${name('sandbox_workspace_write')} must be a table`);
+    rejectUnknown(document, path, section, WORKSPACE_WRITE_KEYS);
+    settings.workspaceWrite = {
+      value: {
+        writableRoots: absolutePaths(document, [...path, 'writable_roots'], section.writable_roots),
+        networkAccess: boolean(document, [...path, 'network_access'], section.network_access),
+        excludeTmpdirEnvVar: boolean(
+          document,
+          [...path, 'exclude_tmpdir_env_var'],
+          section.exclude_tmpdir_env_var,
+        ),
+        excludeSlashTmp: boolean(document, [...path, 'exclude_slash_tmp'], section.exclude_slash_tmp),
+      },
+      location: document.locate(path),
+    };
+  }
+
+  if (keys.includes('shell_environment_policy') && table.shell_environment_policy !== undefined) {
+    const path = at('shell_environment_policy');
+    const section = table.shell_environment_policy;
+    if (!isTable(section)) throw document.error(path, `${name('shell_environment_policy')} must be a table`);
+    rejectUnknown(document, path, section, ENVIRONMENT_KEYS);
+    const policy: ShellEnvironmentPolicy = {};
+    if (section.inherit !== undefined) {
+      const inherit = section.inherit;
+      if (inherit !== 'all' && inherit !== 'core' && inherit !== 'none') {
+        throw document.error(
+          [...path, 'inherit'],
+          `${formatKeyPath([...path, 'inherit'])} must be "all", "core" or "none", got ${describe(inherit)}`,
+        );
+      }
+      policy.inherit = inherit;
+    }
+    if (section.ignore_default_excludes !== undefined)
+      policy.ignoreDefaultExcludes = boolean(
+        document,
+        [...path, 'ignore_default_excludes'],
+        section.ignore_default_excludes,
+      );
+    if (section.exclude !== undefined)
+      policy.exclude = strings(document, [...path, 'exclude'], section.exclude);
+    if (section.include_only !== undefined)
+      policy.includeOnly = strings(document, [...path, 'include_only'], section.include_only);
+    if (section.set !== undefined) {
+      const setPath = [...path, 'set'];
+      if (!isTable(section.set))
+        throw document.error(setPath, `${formatKeyPath(setPath)} must be a table of strings`);
+      policy.set = {};
+      for (const [variable, value] of Object.entries(section.set)) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable))
+          throw document.error(
+            [...setPath, variable],
+            `"${variable}" is not a valid environment variable name`,
+          );
+        if (typeof value !== 'string')
+          throw document.error(
+            [...setPath, variable],
+            `${formatKeyPath([...setPath, variable])} must be a string, got ${describe(value)}`,
+          );
+        policy.set[variable] = value;
+      }
+    }
+    settings.shellEnvironmentPolicy = { value: policy, location: document.locate(path) };
+  }
+
+  if (keys.includes('rules') && table.rules !== undefined) {
+    settings.rules = {
+      value: absolutePaths(document, at('rules'), table.rules),
+      location: document.locate(at('rules')),
+    };
+  }
+
+  if (keys.includes('sandbox_backends') && table.sandbox_backends !== undefined) {
+    const ids = strings(document, at('sandbox_backends'), table.sandbox_backends);
+    if (ids.length === 0)
+      throw document.error(
+        at('sandbox_backends'),
+        `${name('sandbox_backends')} must name at least one backend (to run without a sandbox, set sandbox_mode = "danger-full-access")`,
+      );
+    ids.forEach((id, index) => {
+      if (!BACKEND_ID.test(id))
+        throw document.error(
+          [...at('sandbox_backends'), index],
+          `"${id}" is not a backend id (lowercase letters, digits, dashes)`,
+        );
+    });
+    settings.sandboxBackends = { value: ids, location: document.locate(at('sandbox_backends')) };
+  }
+  return settings;
+}
+
+function parseApprovalPolicy(document: TomlDocument, path: string[], value: unknown): ApprovalPolicy {
+  if (typeof value === 'string') {
+    if ((simpleApprovalPolicies as readonly string[]).includes(value)) return value as ApprovalPolicy;
+    throw document.error(
+      path,
+      `${formatKeyPath(path)}: unknown approval policy "${value}"${didYouMean(value, simpleApprovalPolicies)}; expected one of ${simpleApprovalPolicies.join(', ')}, or a [${formatKeyPath(path)}.granular] table`,
+    );
+  }
+  if (isTable(value) && Object.keys(value).length === 1 && isTable(value.granular)) {
+    const granular = value.granular;
+    rejectUnknown(document, [...path, 'granular'], granular, GRANULAR_KEYS);
+    for (const key of Object.keys(granular)) boolean(document, [...path, 'granular', key], granular[key]);
+    return { granular: granularApprovalConfigSchema.parse(granular) };
+  }
+  throw document.error(
+    path,
+    `${formatKeyPath(path)} must be one of ${simpleApprovalPolicies.join(', ')} or a table { granular = { … } }, got ${describe(value)}`,
+  );
+}
+
+function rejectUnknown(
+  document: TomlDocument,
+  path: readonly string[],
+  table: Record<string, unknown>,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(table)) {
+    if (known.includes(key)) continue;
+    const keyPath = [...path, key];
+    throw document.error(
+      keyPath,
+      `unknown key ${formatKeyPath(keyPath)}${didYouMean(key, known) || `; known keys here: ${known.join(', ')}`}`,
+    );
+  }
+}
+
+function boolean(document: TomlDocument, path: readonly string[], value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw document.error(path, `${formatKeyPath(path)} must be true or false, got ${describe(value)}`);
+  return value;
+}
+
+function strings(document: TomlDocument, path: readonly (string | number)[], value: unknown): string[] {
+  if (!Array.isArray(value))
+    throw document.error(path, `${formatKeyPath(path)} must be an array of strings, got ${describe(value)}`);
+  return value.map((item, index) => {
+    if (typeof item !== 'string' || item === '')
+      throw document.error(
+        [...path, index],
+        `${formatKeyPath([...path, index])} must be a non-empty string, got ${describe(item)}`,
+      );
+    return item;
+  });
+}
+
+function absolutePaths(document: TomlDocument, path: readonly string[], value: unknown): string[] {
+  if (value === undefined) return [];
+  const items = strings(document, path, value);
+  items.forEach((item, index) => {
+    if (!isAbsolutePath(item))
+      throw document.error(
+        [...path, index],
+        `${formatKeyPath([...path, index])} must be an absolute path, got "${item}"`,
+      );
+  });
+  return items;
+}
