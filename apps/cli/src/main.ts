@@ -13,6 +13,9 @@ Commands:
   sandbox [options] -- CMD…   run CMD directly under this platform's sandbox
   doctor                      check what ux needs here and how the sandbox is configured
   mcp                         serve exec_command and write_stdin to an MCP client over stdio
+  exec-server --listen stdio|ws://IP:PORT
+                              serve Codex's exec-server protocol: a process host for remote
+                              environments (ssh host ux exec-server --listen stdio)
   features list               the feature flags: stage, value, and which layer set it
   features explain            how the flags collapse into a mode and a tool plan
 
@@ -51,6 +54,8 @@ export async function main(args: string[], io: Io): Promise<number> {
         return await (await import('./doctor-command.js')).doctorCommand(rest, io);
       case 'mcp':
         return await (await import('./mcp-command.js')).mcpCommand(rest, io);
+      case 'exec-server':
+        return await (await import('./exec-server-command.js')).execServerCommand(rest, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

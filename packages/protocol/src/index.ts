@@ -17,6 +17,7 @@ export {
 export { markError, UxError, type UxErrorCode } from './errors/ux-error.js';
 export { type Op, opSchema } from './events/op.js';
 export * from './events/ux-event.js';
+export { decodeBase64, isBase64 } from './exec-server/base64.js';
 export * from './exec-server/exec-server-methods.js';
 export * from './exec-server/fs-methods.js';
 export * from './exec-server/handshake.js';

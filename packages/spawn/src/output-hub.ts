@@ -1,3 +1,4 @@
+import type { OutputSource } from '@ux/protocol';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { PENDING_OUTPUT_MAX_BYTES } from './spawn-constants.js';
 
@@ -7,18 +8,19 @@ import { PENDING_OUTPUT_MAX_BYTES } from './spawn-constants.js';
  * subscription is lost.
  */
 export class OutputHub {
-  private readonly listeners = new Set<(chunk: Uint8Array) => void>();
+  private readonly listeners = new Set<(chunk: Uint8Array, stream?: OutputSource) => void>();
   private pending: HeadTailBuffer | undefined = new HeadTailBuffer(PENDING_OUTPUT_MAX_BYTES);
 
-  emit(chunk: Uint8Array): void {
+  emit(chunk: Uint8Array, stream?: OutputSource): void {
     if (this.pending) {
       this.pending.push(chunk);
       return;
     }
-    for (const listener of this.listeners) listener(chunk);
+    for (const listener of this.listeners) listener(chunk, stream);
   }
 
-  subscribe(listener: (chunk: Uint8Array) => void): () => void {
+  /** Output kept before the first listener reaches it merged, without a stream name. */
+  subscribe(listener: (chunk: Uint8Array, stream?: OutputSource) => void): () => void {
     this.listeners.add(listener);
     const pending = this.pending;
     if (pending) {

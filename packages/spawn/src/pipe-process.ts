@@ -1,5 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { type ExecProcess, type ExitStatus, StdinClosedError, UxError } from '@ux/protocol';
+import {
+  type ExecProcess,
+  type ExitStatus,
+  type OutputSource,
+  StdinClosedError,
+  UxError,
+} from '@ux/protocol';
 import { exitStatusFrom } from './exit-status.js';
 import { OutputHub } from './output-hub.js';
 import type { ProcessGroup } from './process-group.js';
@@ -17,9 +23,8 @@ export class PipeProcess implements ExecProcess {
     private readonly child: ChildProcess,
     private readonly group: ProcessGroup,
   ) {
-    const emit = (chunk: Buffer) => this.hub.emit(chunk);
-    child.stdout?.on('data', emit);
-    child.stderr?.on('data', emit);
+    child.stdout?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stdout'));
+    child.stderr?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stderr'));
     // Writes to a child that stopped reading end in EPIPE; the write already resolved.
     child.stdin?.on('error', () => {});
     this.exited = new Promise((resolve) => {
@@ -40,7 +45,7 @@ export class PipeProcess implements ExecProcess {
     return this.child.pid;
   }
 
-  onOutput(listener: (chunk: Uint8Array) => void): () => void {
+  onOutput(listener: (chunk: Uint8Array, stream?: OutputSource) => void): () => void {
     return this.hub.subscribe(listener);
   }
 
@@ -59,6 +64,16 @@ export class PipeProcess implements ExecProcess {
       );
     }
     stdin.write(bytes);
+  }
+
+  pauseOutput(): void {
+    this.child.stdout?.pause();
+    this.child.stderr?.pause();
+  }
+
+  resumeOutput(): void {
+    this.child.stdout?.resume();
+    this.child.stderr?.resume();
   }
 
   async interrupt(): Promise<void> {

@@ -52,6 +52,8 @@ export function launchAttempt(spawner: ProcessStarter, request: LaunchRequest): 
         exitCode: early.status.exitCode,
         output: new TextDecoder().decode(early.output),
         ...(early.status.signal ? { signal: early.status.signal } : {}),
+        // A remote host's own verdict (an exec-server's `sandboxDenied`) reaches the retry gates too.
+        ...(early.status.sandboxDenied === undefined ? {} : { sandboxDenied: early.status.sandboxDenied }),
       },
     };
   };

@@ -25,6 +25,7 @@ import {
   outputNotificationSchema,
   readParamsSchema,
   readResultSchema,
+  resizeParamsSchema,
   signalParamsSchema,
   startResultSchema,
   terminateParamsSchema,
@@ -48,6 +49,8 @@ export const execServerMethods = {
   'process/write': { params: writeParamsSchema, result: writeResultSchema },
   'process/signal': { params: signalParamsSchema, result: null },
   'process/terminate': { params: terminateParamsSchema, result: terminateResultSchema },
+  /** ux extension; see `UX_EXEC_SERVER_CAPABILITIES.processResize`. */
+  'process/resize': { params: resizeParamsSchema, result: null },
   'fs/readFile': { params: fsReadFileParamsSchema, result: fsReadFileResultSchema },
   'fs/writeFile': { params: fsWriteFileParamsSchema, result: null },
   'fs/getMetadata': { params: fsGetMetadataParamsSchema, result: fsGetMetadataResultSchema },
@@ -68,3 +71,14 @@ export type ExecServerNotification = keyof typeof execServerNotifications;
 
 /** The one notification a client sends; any other makes a Codex server drop the connection. */
 export const INITIALIZED_NOTIFICATION = 'initialized';
+
+/**
+ * Capability flags ux's server adds to `environmentInfo.capabilities` (Codex clients ignore unknown
+ * flags). A client uses an extension only when the server advertises it.
+ */
+export const UX_EXEC_SERVER_CAPABILITIES = {
+  /** `process/resize {processId, rows, cols}` changes the PTY size of a tty process. */
+  processResize: 'uxProcessResize',
+  /** A `process/start` with a `sandbox` runs under an OS sandbox the server really applies. */
+  sandboxedProcesses: 'uxSandboxedProcesses',
+} as const;

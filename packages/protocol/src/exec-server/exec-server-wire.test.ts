@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { execServerMethods } from './exec-server-methods.js';
+import { execServerMethods, UX_EXEC_SERVER_CAPABILITIES } from './exec-server-methods.js';
 import {
   execParamsSchema,
   exitedNotificationSchema,
+  readParamsSchema,
   readResultSchema,
+  signalParamsSchema,
   writeParamsSchema,
 } from './process-methods.js';
 import { sandboxContextSchema } from './sandbox-context.js';
@@ -147,5 +149,37 @@ describe('exec-server params', () => {
     expect(
       execServerMethods['process/signal'].params.safeParse({ processId: 'x', signal: 'terminate' }).success,
     ).toBe(false);
+  });
+});
+
+describe('wire messages for bad params', () => {
+  const start = { processId: 'p', argv: ['true'], cwd: 'file:///tmp', env: {}, tty: false };
+
+  it('says missing only for absent fields, and names the type otherwise', () => {
+    expect(execParamsSchema.safeParse({ ...start, env: undefined }).error?.issues[0]?.message).toBe(
+      'missing field `env`',
+    );
+    const wrongType = execParamsSchema.safeParse({ ...start, env: 'PATH=/bin' }).error?.issues[0];
+    expect(wrongType?.path).toEqual(['env']);
+    expect(wrongType?.message).not.toContain('missing');
+    expect(wrongType?.message).toContain('expected record');
+  });
+
+  it('accepts maxBytes 0 and names an unknown signal', () => {
+    expect(readParamsSchema.safeParse({ processId: 'p', maxBytes: 0 }).success).toBe(true);
+    expect(readParamsSchema.safeParse({}).error?.issues[0]?.message).toBe('missing field `processId`');
+    expect(
+      signalParamsSchema.safeParse({ processId: 'p', signal: 'terminate' }).error?.issues[0]?.message,
+    ).toBe('unknown variant "terminate", expected `interrupt`');
+    expect(writeParamsSchema.safeParse({ processId: 'p', writeId: 'w' }).error?.issues[0]?.message).toBe(
+      'missing field `chunk`',
+    );
+  });
+
+  it('offers process/resize as a ux extension with bounded sizes', () => {
+    const resize = execServerMethods['process/resize'].params;
+    expect(resize.safeParse({ processId: 'p', rows: 30, cols: 100 }).success).toBe(true);
+    expect(resize.safeParse({ processId: 'p', rows: 0, cols: 100 }).success).toBe(false);
+    expect(UX_EXEC_SERVER_CAPABILITIES.processResize).toBe('uxProcessResize');
   });
 });

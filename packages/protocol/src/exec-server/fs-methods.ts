@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { missingField } from './missing-field.js';
 import { sandboxContextSchema } from './sandbox-context.js';
 
-const fileUri = z.string();
+/** A `file://` URI; a bare path is refused by the server, not here. */
+const fileUri = z.string({ error: missingField('path') });
 const sandbox = sandboxContextSchema.nullable().optional();
 
 export const fsReadFileParamsSchema = z.object({
@@ -12,7 +14,7 @@ export const fsReadFileParamsSchema = z.object({
 export const fsReadFileResultSchema = z.object({ dataBase64: z.string() });
 export const fsWriteFileParamsSchema = z.object({
   path: fileUri,
-  dataBase64: z.string(),
+  dataBase64: z.string({ error: missingField('dataBase64') }),
   followSymlinks: z.boolean().optional(),
   sandbox,
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { missingField } from './missing-field.js';
 
 export const initializeParamsSchema = z.object({
-  clientName: z.string({ error: 'missing field `clientName`' }),
+  clientName: z.string({ error: missingField('clientName') }),
   resumeSessionId: z.string().nullable().optional(),
 });
 export type InitializeParams = z.output<typeof initializeParamsSchema>;

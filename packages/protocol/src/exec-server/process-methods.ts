@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isBase64 } from './base64.js';
+import { missingField } from './missing-field.js';
 import { sandboxContextSchema } from './sandbox-context.js';
 
-const base64 = z.string().refine((text) => /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0, {
-  message: 'invalid base64',
-});
+const base64 = z.string().refine(isBase64, { message: 'invalid base64' });
+const requiredProcessId = z.string({ error: missingField('processId') });
 
 /** Build the child environment from the server's own, then overlay `env`. */
 export const envPolicySchema = z.object({
@@ -17,11 +18,11 @@ export type EnvPolicy = z.output<typeof envPolicySchema>;
 
 /** `process/start` params: a client-chosen id, a `file://` cwd, and a required env and tty. */
 export const execParamsSchema = z.object({
-  processId: z.string({ error: 'missing field `processId`' }).min(1, 'processId must not be empty'),
-  argv: z.array(z.string(), { error: 'missing field `argv`' }).min(1, 'argv must not be empty'),
-  cwd: z.string({ error: 'missing field `cwd`' }),
-  env: z.record(z.string(), z.string(), { error: 'missing field `env`' }),
-  tty: z.boolean({ error: 'missing field `tty`' }),
+  processId: z.string({ error: missingField('processId') }).min(1, 'processId must not be empty'),
+  argv: z.array(z.string(), { error: missingField('argv') }).min(1, 'argv must not be empty'),
+  cwd: z.string({ error: missingField('cwd') }),
+  env: z.record(z.string(), z.string(), { error: missingField('env') }),
+  tty: z.boolean({ error: missingField('tty') }),
   pipeStdin: z.boolean().optional(),
   arg0: z.string().nullable().optional(),
   envPolicy: envPolicySchema.nullable().optional(),
@@ -55,9 +56,10 @@ export const outputStreamSchema = z.enum(['stdout', 'stderr', 'pty']);
 export type OutputStream = z.output<typeof outputStreamSchema>;
 
 export const readParamsSchema = z.object({
-  processId: z.string(),
+  processId: requiredProcessId,
   afterSeq: z.number().int().nonnegative().nullable().optional(),
-  maxBytes: z.number().int().positive().nullable().optional(),
+  /** 0 is allowed (Codex answers it with one chunk: at least one is always returned). */
+  maxBytes: z.number().int().nonnegative().nullable().optional(),
   waitMs: z.number().int().nonnegative().nullable().optional(),
 });
 export type ReadParams = z.output<typeof readParamsSchema>;
@@ -81,9 +83,9 @@ export const readResultSchema = z.object({
 export type ReadResult = z.output<typeof readResultSchema>;
 
 export const writeParamsSchema = z.object({
-  processId: z.string(),
-  chunk: base64,
-  writeId: z.string({ error: 'missing field `writeId`' }).min(1, 'writeId must not be empty'),
+  processId: requiredProcessId,
+  chunk: z.string({ error: missingField('chunk') }).pipe(base64),
+  writeId: z.string({ error: missingField('writeId') }).min(1, 'writeId must not be empty'),
 });
 export type WriteParams = z.output<typeof writeParamsSchema>;
 
@@ -92,10 +94,18 @@ export type WriteStatus = z.output<typeof writeStatusSchema>;
 export const writeResultSchema = z.object({ status: writeStatusSchema });
 export type WriteResult = z.output<typeof writeResultSchema>;
 
-export const signalParamsSchema = z.object({ processId: z.string(), signal: z.literal('interrupt') });
+export const signalParamsSchema = z.object({
+  processId: requiredProcessId,
+  signal: z.literal('interrupt', {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'missing field `signal`'
+        : `unknown variant ${JSON.stringify(issue.input)}, expected \`interrupt\``,
+  }),
+});
 export type SignalParams = z.output<typeof signalParamsSchema>;
 
-export const terminateParamsSchema = z.object({ processId: z.string() });
+export const terminateParamsSchema = z.object({ processId: requiredProcessId });
 export type TerminateParams = z.output<typeof terminateParamsSchema>;
 export const terminateResultSchema = z.object({ running: z.boolean() });
 export type TerminateResult = z.output<typeof terminateResultSchema>;
@@ -119,3 +129,14 @@ export type ExitedNotification = z.output<typeof exitedNotificationSchema>;
 
 export const closedNotificationSchema = z.object({ processId: z.string(), seq: z.number().int() });
 export type ClosedNotification = z.output<typeof closedNotificationSchema>;
+
+/**
+ * ux extension, not in Codex 0.169.0 (which answers `process/resize` with -32601): resize the PTY of a
+ * tty process. Offered only by servers that advertise the `uxProcessResize` capability.
+ */
+export const resizeParamsSchema = z.object({
+  processId: requiredProcessId,
+  rows: z.number().int().min(1).max(10_000),
+  cols: z.number().int().min(1).max(10_000),
+});
+export type ResizeParams = z.output<typeof resizeParamsSchema>;

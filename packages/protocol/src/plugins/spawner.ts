@@ -22,6 +22,9 @@ export interface SpawnRequest {
   arg0?: string;
 }
 
+/** Which pipe a chunk of output came from. */
+export type OutputSource = 'stdout' | 'stderr';
+
 /** How a process ended. A signal death is `128 + signal number` (SIGINT → 130, SIGKILL → 137). */
 export interface ExitStatus {
   exitCode: number;
@@ -39,14 +42,25 @@ export interface ExecProcess {
   /** OS process id, when the process is local. */
   readonly pid: number | undefined;
   readonly tty: boolean;
-  /** Subscribes to output chunks; returns an unsubscribe function. */
-  onOutput(listener: (chunk: Uint8Array) => void): () => void;
+  /**
+   * Subscribes to output chunks; returns an unsubscribe function. Pipe processes may name the stream
+   * each chunk came from (hosts such as an exec-server report them apart); output kept for a late first
+   * listener, and PTY output, come without one.
+   */
+  onOutput(listener: (chunk: Uint8Array, stream?: OutputSource) => void): () => void;
   /** Writes to stdin. Rejects with `StdinClosedError` when there is no stdin or the process is gone. */
   write(data: Uint8Array | string): Promise<void>;
   /** SIGINT to the process group (Ctrl-C). Idempotent and safe after exit. */
   interrupt(): Promise<void>;
   /** SIGKILL to the process group. Idempotent and safe after exit. */
   terminate(): Promise<void>;
+  /**
+   * Optional: stop reading the output until `resumeOutput()`. Once its pipe fills, the child blocks
+   * writing, as it would behind a slow reader; hosts that forward output to a slower consumer (an
+   * exec-server and its client) use this for back-pressure instead of buffering without bound.
+   */
+  pauseOutput?(): void;
+  resumeOutput?(): void;
   /** Resizes the PTY; absent for pipe processes. */
   resize?(size: TerminalSize): void;
   /** Resolves once when the process has exited. Never rejects. */

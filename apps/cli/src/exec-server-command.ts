@@ -1,0 +1,47 @@
+import {
+  ExecServerArgsError,
+  parseExecServerArgs,
+  type RunExecServerDependencies,
+  runExecServer,
+} from '@ux/exec-server';
+import { loadCliSession } from './cli-session.js';
+import type { Io } from './io.js';
+import { BACKEND_FACTORIES, createCliSandboxRegistry } from './sandbox-backends.js';
+import { UsageError } from './usage-error.js';
+
+/**
+ * `ux exec-server --listen stdio | ws://IP:PORT …`: a process host speaking Codex's exec-server
+ * protocol, with the CLI's sandbox backends for `sandbox` requests. Runs until stdin closes (stdio),
+ * SIGINT or SIGTERM, then kills every process it started and returns 0. `deps` is for tests.
+ */
+export async function execServerCommand(
+  args: string[],
+  io: Io,
+  deps: Partial<RunExecServerDependencies> = {},
+): Promise<number> {
+  try {
+    const parsed = parseExecServerArgs(args);
+    // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
+    if (!parsed.sandboxBackends) {
+      const { settings } = loadCliSession(io);
+      const enabled = settings.enabledBackends?.value ?? Object.keys(BACKEND_FACTORIES);
+      const allowed = settings.allowedBackends;
+      if (settings.enabledBackends || allowed)
+        parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
+    } else {
+      const { settings } = loadCliSession(io);
+      const barred = parsed.sandboxBackends.filter(
+        (id) => settings.allowedBackends && !settings.allowedBackends.includes(id),
+      );
+      if (barred.length > 0)
+        throw new UsageError(
+          `--sandbox-backends: ${barred.join(', ')} not allowed by the requirements (allowed_sandbox_backends = [${settings.allowedBackends!.join(', ')}])`,
+          'ux exec-server --help',
+        );
+    }
+    return await runExecServer(parsed, io, { sandboxRegistry: createCliSandboxRegistry, ...deps });
+  } catch (error) {
+    if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+import { homedir, tmpdir } from 'node:os';
+import { basename } from 'node:path';
+import { type EnvironmentInfo, UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol';
+import { fileUriFromPath } from './file-uri.js';
+
+export interface EnvironmentFacts {
+  version: string;
+  serverEnv: Readonly<Record<string, string | undefined>>;
+  platform: NodeJS.Platform;
+  /** Whether a `sandbox` request can be honoured here (a backend's probe passed). */
+  sandboxing: boolean;
+}
+
+/**
+ * What `initialize` and `environment/info` report. Only the capabilities this server implements are
+ * advertised: none of Codex's optional ones (so a Codex client never sends `fs/watchMissing`,
+ * `environmentConfig/read` or shell snapshots), plus ux's own extensions.
+ */
+export function environmentInfo(facts: EnvironmentFacts): EnvironmentInfo {
+  const shellPath = facts.serverEnv.SHELL || '/bin/bash';
+  return {
+    shell: { name: basename(shellPath), path: shellPath },
+    executorVersion: facts.version,
+    cwd: fileUriFromPath(process.cwd()),
+    userHomeDir: fileUriFromPath(homedir()),
+    platformOs:
+      facts.platform === 'darwin' ? 'macos' : facts.platform === 'win32' ? 'windows' : facts.platform,
+    prependPathDirs: [],
+    temporaryDirectories: [],
+    tempDir: fileUriFromPath(tmpdir()),
+    capabilities: {
+      [UX_EXEC_SERVER_CAPABILITIES.processResize]: true,
+      [UX_EXEC_SERVER_CAPABILITIES.sandboxedProcesses]: facts.sandboxing,
+    },
+  };
+}

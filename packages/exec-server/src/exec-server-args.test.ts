@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ExecServerArgsError, parseExecServerArgs } from './exec-server-args.js';
+
+describe('parseExecServerArgs', () => {
+  it('reads stdio and ws listeners', () => {
+    expect(parseExecServerArgs(['--listen', 'stdio']).listen).toEqual({ kind: 'stdio' });
+    expect(parseExecServerArgs(['--listen=stdio://']).listen).toEqual({ kind: 'stdio' });
+    const ws = parseExecServerArgs(['--listen', 'ws://127.0.0.1:0', '--ws-token-sha256', 'a'.repeat(64)]);
+    expect(ws).toMatchObject({
+      listen: { kind: 'websocket', host: '127.0.0.1', port: 0 },
+      onDisconnect: 'keep',
+    });
+    expect(
+      parseExecServerArgs([
+        '--listen',
+        'ws://[::1]:4500',
+        '--ws-auth',
+        'capability-token',
+        '--ws-token-file',
+        '/t',
+      ]).listen,
+    ).toEqual({ kind: 'websocket', host: '::1', port: 4500 });
+    expect(
+      parseExecServerArgs([
+        '--listen',
+        'stdio',
+        '--on-disconnect',
+        'terminate',
+        '--sandbox-backends',
+        'bwrap, x',
+      ]),
+    ).toMatchObject({ onDisconnect: 'terminate', sandboxBackends: ['bwrap', 'x'] });
+  });
+
+  it.each([
+    [[], '--listen is required: --listen stdio or --listen ws://127.0.0.1:PORT'],
+    [['--listen'], '--listen needs a value'],
+    [['--listen', 'tcp://x:1'], '--listen "tcp://x:1" is neither stdio nor ws://IP:PORT'],
+    [['--listen', 'ws://127.0.0.1'], 'is neither stdio nor ws://IP:PORT'],
+    [['--listen', 'ws://127.0.0.1:70000', '--ws-token-file', '/t'], 'port 70000 is out of range'],
+    [['--listen', 'wss://127.0.0.1:1'], 'put a TLS proxy in front of ws://'],
+    [['--listen', 'ws://127.0.0.1:1'], 'WebSocket connections need a capability token'],
+    [['--listen', 'ws://127.0.0.1:1', '--ws-token-file', '/a', '--ws-token-sha256', 'b'], 'exactly one of'],
+    [['--listen', 'stdio', '--ws-token-file', '/a'], 'apply to --listen ws:// only'],
+    [['--listen', 'stdio', '--ws-auth', 'signed-bearer-token'], 'the only mode is capability-token'],
+    [['--listen', 'stdio', '--on-disconnect', 'maybe'], '--on-disconnect must be keep or terminate'],
+    [['--listen', 'stdio', '--verbose'], 'unknown option "--verbose"'],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseExecServerArgs(args)).toThrow(ExecServerArgsError);
+    expect(() => parseExecServerArgs(args)).toThrow(message);
+  });
+
+  it('asks for help without other requirements', () => {
+    expect(parseExecServerArgs(['--help']).help).toBe(true);
+  });
+});

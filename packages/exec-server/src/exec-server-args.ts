@@ -1,0 +1,148 @@
+/** A mistake in how the exec-server was invoked (exit code 2 in the CLI). */
+export class ExecServerArgsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExecServerArgsError';
+  }
+}
+
+export type ExecServerListen = { kind: 'stdio' } | { kind: 'websocket'; host: string; port: number };
+
+export interface ExecServerArgs {
+  help: boolean;
+  listen: ExecServerListen;
+  /** For WebSocket: the token file (absolute path) or… */
+  tokenFile?: string;
+  /** …the token's SHA-256 in hex. */
+  tokenSha256?: string;
+  onDisconnect: 'keep' | 'terminate';
+  /** WebSocket only: also shut down when stdin closes (stdio always does). */
+  exitOnStdinClose: boolean;
+  /** Sandbox backend ids to offer (default: every one the host registers). */
+  sandboxBackends?: string[];
+}
+
+export const EXEC_SERVER_USAGE = `Usage: ux exec-server --listen <stdio | ws://IP:PORT> [options]
+
+Runs a process host that speaks Codex's exec-server JSON-RPC protocol.
+
+  --listen stdio              one connection on stdin/stdout (for ssh, kubectl exec -i, a parent process);
+                              the server stops when stdin closes
+  --listen ws://IP:PORT       WebSocket; use a loopback IP unless remote clients must connect; PORT 0 picks
+                              a free port and the bound URL is printed on stdout
+  --ws-token-file PATH        WebSocket clients must send "Authorization: Bearer <token>" with the token in
+                              this file (absolute path; surrounding whitespace ignored)
+  --ws-token-sha256 HEX       ...or with a token whose SHA-256 is HEX (64 hex digits)
+  --ws-auth capability-token  accepted for compatibility with Codex (the only mode)
+  --on-disconnect keep|terminate
+                              keep (default): a client's processes run on after it disconnects, until
+                              terminated, resumed (initialize.resumeSessionId) or the server stops;
+                              terminate: kill them when the connection ends
+  --exit-on-stdin-close       WebSocket mode: also stop when stdin closes
+  --sandbox-backends a,b      sandbox backends a "sandbox" request may use (default: all registered)
+  -h, --help                  this help
+
+The server stops cleanly on SIGINT and SIGTERM: every process it started is killed first.
+`;
+
+/** Parses `ux exec-server` arguments; a mistake throws `ExecServerArgsError` naming it. */
+export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
+  let listen: ExecServerListen | undefined;
+  const result: Omit<ExecServerArgs, 'listen'> = {
+    help: false,
+    onDisconnect: 'keep',
+    exitOnStdinClose: false,
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? splitOnce(arg) : [arg, undefined];
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const next = args[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new ExecServerArgsError(`${flag} needs a value`);
+      i += 1;
+      return next;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        result.help = true;
+        break;
+      case '--listen':
+        listen = parseListen(value());
+        break;
+      case '--ws-token-file':
+        result.tokenFile = value();
+        break;
+      case '--ws-token-sha256':
+        result.tokenSha256 = value();
+        break;
+      case '--ws-auth': {
+        const mode = value();
+        if (mode !== 'capability-token') {
+          throw new ExecServerArgsError(
+            `--ws-auth ${mode} is not supported; the only mode is capability-token`,
+          );
+        }
+        break;
+      }
+      case '--on-disconnect': {
+        const mode = value();
+        if (mode !== 'keep' && mode !== 'terminate') {
+          throw new ExecServerArgsError(
+            `--on-disconnect must be keep or terminate, got ${JSON.stringify(mode)}`,
+          );
+        }
+        result.onDisconnect = mode;
+        break;
+      }
+      case '--exit-on-stdin-close':
+        result.exitOnStdinClose = true;
+        break;
+      case '--sandbox-backends':
+        result.sandboxBackends = value()
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean);
+        break;
+      default:
+        throw new ExecServerArgsError(`unknown option ${JSON.stringify(arg)}`);
+    }
+  }
+  if (result.help) return { ...result, listen: listen ?? { kind: 'stdio' } };
+  if (!listen)
+    throw new ExecServerArgsError('--listen is required: --listen stdio or --listen ws://127.0.0.1:PORT');
+  if (listen.kind === 'stdio') {
+    if (result.tokenFile !== undefined || result.tokenSha256 !== undefined) {
+      throw new ExecServerArgsError('--ws-token-file and --ws-token-sha256 apply to --listen ws:// only');
+    }
+  } else if ((result.tokenFile === undefined) === (result.tokenSha256 === undefined)) {
+    throw new ExecServerArgsError(
+      'WebSocket connections need a capability token: pass exactly one of --ws-token-file PATH or --ws-token-sha256 HEX',
+    );
+  }
+  return { ...result, listen };
+}
+
+function splitOnce(arg: string): [string, string] {
+  const at = arg.indexOf('=');
+  return [arg.slice(0, at), arg.slice(at + 1)];
+}
+
+function parseListen(text: string): ExecServerListen {
+  if (text === 'stdio' || text === 'stdio://') return { kind: 'stdio' };
+  if (/^wss:/i.test(text)) {
+    throw new ExecServerArgsError(
+      `--listen ${text}: wss is not served directly; put a TLS proxy in front of ws://`,
+    );
+  }
+  const match = /^ws:\/\/(\[[0-9A-Fa-f:.]+\]|[^:/[\]]+):(\d{1,5})\/?$/.exec(text);
+  if (!match) {
+    throw new ExecServerArgsError(
+      `--listen ${JSON.stringify(text)} is neither stdio nor ws://IP:PORT (for example ws://127.0.0.1:4500; port 0 picks a free one)`,
+    );
+  }
+  const port = Number(match[2]);
+  if (port > 65535) throw new ExecServerArgsError(`--listen ${text}: port ${port} is out of range`);
+  return { kind: 'websocket', host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}

@@ -1,0 +1,114 @@
+import { createSandboxRegistry, type SandboxRegistry, type Spawner, WireErrorCode } from '@ux/protocol';
+import { createLocalSpawner } from '@ux/spawn';
+import { ConnectionHandler, type ServerConnection } from './connection-handler.js';
+import { environmentInfo } from './environment-info.js';
+import { EXITED_PROCESS_RETENTION_MS, SHUTDOWN_GRACE_MS } from './exec-server-constants.js';
+import { ExecServerSession } from './exec-server-session.js';
+import { EXEC_SERVER_VERSION } from './exec-server-version.js';
+import { invalidRequest, RpcError } from './rpc-error.js';
+import { createSandboxSelection } from './sandbox-selection.js';
+
+export interface ExecServerOptions {
+  /** Hosts the processes; default `createLocalSpawner()` from `@ux/spawn`. */
+  spawner?: Spawner;
+  /** Backends a `sandbox` request may use (the first one for this platform whose probe passes). Default none. */
+  sandboxRegistry?: SandboxRegistry;
+  /** Default `process.platform`. */
+  platform?: NodeJS.Platform;
+  /** The server's environment, which `envPolicy` filters; default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * What happens to a session's processes when its connection ends: `keep` (default; they run on
+   * until terminated, resumed with `initialize.resumeSessionId`, or the server shuts down) or
+   * `terminate` (killed at once).
+   */
+  onDisconnect?: 'keep' | 'terminate';
+  /** How long a closed process stays readable; default 30000 ms. */
+  retentionMs?: number;
+  /** Diagnostics (never on the protocol stream); default: nothing. */
+  log?: (line: string) => void;
+}
+
+/** A process host speaking the exec-server protocol to any number of connections. */
+export interface ExecServer {
+  /** Serves one connection; feed it incoming messages through the returned handler. */
+  accept(connection: ServerConnection): ConnectionHandler;
+  /** Kills every process of every session, waits for them, and refuses new starts. Idempotent. */
+  shutdown(): Promise<void>;
+  /** Live sessions (attached or kept after a disconnect). */
+  readonly sessionCount: number;
+}
+
+/**
+ * Creates the server core, independent of transport (`serveStdio`, `listenWebSocket`). Nothing starts
+ * until a connection is accepted.
+ */
+export function createExecServer(options: ExecServerOptions = {}): ExecServer {
+  const spawner = options.spawner ?? createLocalSpawner();
+  const platform = options.platform ?? process.platform;
+  const serverEnv = options.environment ?? process.env;
+  const registry = options.sandboxRegistry ?? createSandboxRegistry({});
+  const selectSandbox = createSandboxSelection(registry, platform);
+  // Probe now, so the first `initialize` (which reports whether sandboxing works) does not wait for it.
+  if (registry.forPlatform(platform).length > 0) void selectSandbox();
+  const log = options.log ?? (() => {});
+  const sessions = new Set<ExecServerSession>();
+  const deps = { spawner, selectSandbox, serverEnv };
+  let shuttingDown: Promise<void> | undefined;
+
+  const host = {
+    newSession() {
+      // A detached session with nothing left running will not be resumed for anything: forget it.
+      for (const old of sessions) if (!old.attached && old.idle()) sessions.delete(old);
+      const session = new ExecServerSession(deps, options.retentionMs ?? EXITED_PROCESS_RETENTION_MS);
+      sessions.add(session);
+      return session;
+    },
+    resumeSession(sessionId: string) {
+      const session = [...sessions].find((candidate) => candidate.id === sessionId);
+      if (!session) return invalidRequest(`unknown session id ${sessionId}`);
+      if (session.attached) {
+        return new RpcError(
+          WireErrorCode.SessionAlreadyAttached,
+          `session ${sessionId} is attached to another connection`,
+        );
+      }
+      return session;
+    },
+    sessionDetached(session: ExecServerSession) {
+      if (options.onDisconnect === 'terminate' || session.idle()) {
+        sessions.delete(session);
+        void session.shutdown(SHUTDOWN_GRACE_MS);
+      }
+    },
+    async environmentInfo() {
+      const choice = await selectSandbox();
+      return environmentInfo({
+        version: EXEC_SERVER_VERSION,
+        serverEnv,
+        platform,
+        sandboxing: choice.available,
+      });
+    },
+    log,
+  };
+
+  return {
+    accept(connection) {
+      if (shuttingDown) {
+        connection.close();
+      }
+      return new ConnectionHandler(connection, host);
+    },
+    shutdown() {
+      shuttingDown ??= (async () => {
+        await Promise.allSettled([...sessions].map((session) => session.shutdown(SHUTDOWN_GRACE_MS)));
+        sessions.clear();
+      })();
+      return shuttingDown;
+    },
+    get sessionCount() {
+      return sessions.size;
+    },
+  };
+}

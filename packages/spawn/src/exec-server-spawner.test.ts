@@ -1,0 +1,162 @@
+// Client-side logic a real server shows only by chance (spec §6.3: notifications before the start
+// response or out of seq order in a few runs out of 150; servers that ignore `sandbox`). A scripted
+// peer answers over an in-memory transport; the real servers are exercised in the integration tests of
+// @ux/exec-server, @ux/unified-exec and interop/codex.
+import { SandboxUnavailableError } from '@ux/protocol';
+import { runToEnd } from '@ux/protocol/testing';
+import { describe, expect, it } from 'vitest';
+import { createExecServerSpawner } from './exec-server-spawner.js';
+import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
+
+type Script = (message: Record<string, unknown>, reply: (message: object) => void) => void;
+
+function scriptedTransport(script: Script) {
+  const events = new TransportEvents();
+  const sent: Record<string, unknown>[] = [];
+  const reply = (message: object) => setImmediate(() => events.message(JSON.stringify(message)));
+  const transport: ExecServerTransport = {
+    description: 'scripted peer',
+    send(text) {
+      const message = JSON.parse(text) as Record<string, unknown>;
+      sent.push(message);
+      if (message.method === 'initialize') {
+        reply({
+          id: message.id,
+          result: { sessionId: 's', environmentInfo: { executorVersion: '9.9.9', capabilities: {} } },
+        });
+        return;
+      }
+      script(message, reply);
+    },
+    onMessage: (listener) => events.onMessage(listener),
+    onClose: (listener) => events.onClose(listener),
+    close: async () => events.close('closed by the client'),
+  };
+  return { transport, sent, lose: (reason: string) => events.close(reason) };
+}
+
+const request = { argv: ['x'], cwd: '/tmp', env: {}, tty: false, stdin: 'closed' as const };
+const chunk = (text: string) => Buffer.from(text).toString('base64');
+
+describe('exec-server spawner against a scripted peer', () => {
+  it('puts notifications that overtake the start response, and out-of-order ones, back in seq order', async () => {
+    const peer = scriptedTransport((message, reply) => {
+      if (message.method !== 'process/start') return;
+      const processId = (message.params as { processId: string }).processId;
+      const note = (method: string, params: object) => reply({ method, params: { processId, ...params } });
+      note('process/output', { seq: 2, stream: 'stderr', chunk: chunk('b') });
+      note('process/closed', { seq: 4 });
+      note('process/output', { seq: 1, stream: 'stdout', chunk: chunk('a') });
+      reply({ id: message.id, result: { processId, sandboxType: 'none' } });
+      note('process/exited', { seq: 3, exitCode: 5, sandboxDenied: false });
+    });
+    const spawner = createExecServerSpawner({ connect: async () => peer.transport });
+    const child = await spawner.spawn(request);
+    const seen: [string, string | undefined][] = [];
+    child.onOutput((data, source) => seen.push([Buffer.from(data).toString(), source]));
+    const status = await child.exited;
+    await child.closed;
+    // Everything arrived before the listener: it gets the bytes in seq order, merged (OutputHub contract).
+    expect(seen).toEqual([['ab', undefined]]);
+    expect(status).toEqual({ exitCode: 5, sandboxDenied: false });
+  });
+
+  it('fills a hole that stays open with process/read', async () => {
+    const peer = scriptedTransport((message, reply) => {
+      const params = message.params as { processId: string; afterSeq?: number };
+      if (message.method === 'process/start') {
+        reply({ id: message.id, result: { processId: params.processId, sandboxType: 'none' } });
+        // seq 1 is never pushed (as when a slow client's notifications were skipped).
+        reply({
+          method: 'process/output',
+          params: { processId: params.processId, seq: 2, stream: 'stdout', chunk: chunk('second') },
+        });
+        reply({
+          method: 'process/exited',
+          params: { processId: params.processId, seq: 3, exitCode: 0, sandboxDenied: false },
+        });
+        reply({ method: 'process/closed', params: { processId: params.processId, seq: 4 } });
+      }
+      if (message.method === 'process/read') {
+        expect(params.afterSeq).toBe(0);
+        reply({
+          id: message.id,
+          result: {
+            chunks: [{ seq: 1, stream: 'stdout', chunk: chunk('first ') }],
+            nextSeq: 5,
+            exited: true,
+            exitCode: 0,
+            closed: true,
+            failure: null,
+            sandboxDenied: false,
+          },
+        });
+      }
+    });
+    const spawner = createExecServerSpawner({ connect: async () => peer.transport });
+    const { text } = await runToEnd(await spawner.spawn(request), 5_000);
+    expect(text).toBe('first second');
+    expect(peer.sent.filter((m) => m.method === 'process/read')).toHaveLength(1);
+  });
+
+  it('kills and refuses a start that was asked for a sandbox and got none', async () => {
+    const peer = scriptedTransport((message, reply) => {
+      const params = message.params as { processId: string };
+      if (message.method === 'process/start')
+        reply({ id: message.id, result: { processId: params.processId, sandboxType: 'none' } });
+      if (message.method === 'process/terminate') reply({ id: message.id, result: { running: true } });
+    });
+    const spawner = createExecServerSpawner({ name: 'lax server', connect: async () => peer.transport });
+    const error = await spawner
+      .spawn({
+        ...request,
+        sandbox: {
+          permissions: { type: 'external', network: 'restricted' },
+          windowsSandboxLevel: 'disabled',
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(
+      'lax server started the command without the sandbox it was asked for',
+    );
+    expect(peer.sent.map((m) => m.method)).toEqual([
+      'initialize',
+      'initialized',
+      'process/start',
+      'process/terminate',
+    ]);
+  });
+
+  it('answers server requests with -32601, reports malformed messages, and fails pending requests on loss', async () => {
+    const problems: string[] = [];
+    let startId: unknown;
+    const peer = scriptedTransport((message, reply) => {
+      if (message.method === 'process/start') {
+        startId = message.id;
+        reply({ id: 'srv-1', method: 'network/policyRequest', params: {} });
+        reply({ method: 'process/exited', params: { processId: 1 } });
+        reply('not json' as unknown as object);
+      }
+    });
+    const spawner = createExecServerSpawner({
+      connect: async () => peer.transport,
+      onProtocolError: (problem) => problems.push(problem),
+    });
+    const pending = spawner.spawn(request);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(startId).toBeDefined();
+    expect(peer.sent.find((m) => m.id === 'srv-1')).toEqual({
+      id: 'srv-1',
+      error: { code: -32601, message: 'this client does not handle `network/policyRequest`' },
+    });
+    expect(problems).toEqual([
+      expect.stringContaining('dropped a malformed process/exited notification'),
+      expect.stringContaining('dropped an unreadable message'),
+    ]);
+    peer.lose('the wire was cut');
+    await expect(pending).rejects.toThrow(
+      'failed to start x: process/start failed: the wire was cut; the command may not have run',
+    );
+  });
+});

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type EnvironmentInfo,
+  type EnvPolicy,
+  InvalidArgumentsError,
+  MissingCommandLineError,
+  type SandboxContext,
+  SandboxUnavailableError,
+  SPAWNER_SPECIFICATION_VERSION,
+  type Spawner,
+  SpawnFailedError,
+  type SpawnRequest,
+  startResultSchema,
+  WireErrorCode,
+} from '@ux/protocol';
+import { ExecServerClient, ExecServerRequestError } from './exec-server-client.js';
+import { takeSandboxRequest } from './exec-server-sandbox.js';
+import type { ExecServerTransport } from './exec-server-transport.js';
+import { remoteFileUri } from './remote-file-uri.js';
+import { RemoteProcess } from './remote-process.js';
+
+/** A spawn request for an exec-server: it may also ask the server to apply a sandbox. */
+export interface ExecServerSpawnRequest extends SpawnRequest {
+  /** The wire `sandbox` of `process/start`; the start fails unless the server applies one. */
+  sandbox?: SandboxContext;
+}
+
+export interface ExecServerSpawnerSettings {
+  /** Opens a connection: `() => spawnStdioExecServer({…})` or `() => connectWebSocketExecServer({…})`. */
+  connect: () => Promise<ExecServerTransport>;
+  /** The environment's name in error messages (`remote environment "box"`). Default `exec-server`. */
+  name?: string;
+  /** `initialize.clientName`; default `ux`. */
+  clientName?: string;
+  /**
+   * Sent with every start: the server builds the child environment from its own with this policy and
+   * puts the request's `env` on top. Without it the child gets exactly the request's `env`.
+   */
+  envPolicy?: EnvPolicy;
+  /** Handshake timeout; default 10000 ms. */
+  initializeTimeoutMs?: number;
+  /** Messages from the server that break the protocol (dropped); default: ignored. */
+  onProtocolError?: (message: string) => void;
+}
+
+export interface ExecServerSpawner extends Spawner {
+  spawn(request: ExecServerSpawnRequest): Promise<RemoteProcess>;
+  /**
+   * The handshaken connection, opened on first use. After the server is lost, the next call opens a
+   * new one. Rejects with `SpawnFailedError`-ready text when the server cannot be reached.
+   */
+  connection(): Promise<ExecServerClient>;
+  /** What the server said about itself, once connected. */
+  readonly environmentInfo: EnvironmentInfo | undefined;
+  /** Closes the connection (a stdio server stops, and with it every process it hosts). */
+  close(): Promise<void>;
+}
+
+/**
+ * The exec-server spawn style: runs commands on an exec-server (ux's, or Codex's) through the
+ * protocol. A server that cannot be reached, fails its handshake or dies is an error the caller sees;
+ * nothing ever falls back to running locally.
+ */
+export function createExecServerSpawner(settings: ExecServerSpawnerSettings): ExecServerSpawner {
+  const name = settings.name ?? 'exec-server';
+  let current: Promise<ExecServerClient> | undefined;
+  let info: EnvironmentInfo | undefined;
+  let counter = 0;
+
+  async function open(): Promise<ExecServerClient> {
+    let transport: ExecServerTransport;
+    try {
+      transport = await settings.connect();
+    } catch (error) {
+      throw new Error(`cannot reach ${name}: ${(error as Error).message}`);
+    }
+    try {
+      const client = await ExecServerClient.connect(transport, {
+        ...(settings.clientName ? { clientName: settings.clientName } : {}),
+        ...(settings.initializeTimeoutMs ? { initializeTimeoutMs: settings.initializeTimeoutMs } : {}),
+        ...(settings.onProtocolError ? { onProtocolError: settings.onProtocolError } : {}),
+      });
+      info = client.environmentInfo;
+      return client;
+    } catch (error) {
+      throw new Error(`the handshake with ${name} failed: ${(error as Error).message}`);
+    }
+  }
+
+  function connection(): Promise<ExecServerClient> {
+    const existing = current;
+    if (existing) {
+      return existing.then(
+        (client) => (client.closed ? reconnect(existing) : client),
+        () => reconnect(existing),
+      );
+    }
+    current = open();
+    return current;
+  }
+
+  function reconnect(stale: Promise<ExecServerClient>): Promise<ExecServerClient> {
+    if (current === stale) current = open();
+    return current!;
+  }
+
+  async function spawn(request: ExecServerSpawnRequest): Promise<RemoteProcess> {
+    if (request.argv.length === 0) throw new MissingCommandLineError();
+    const { argv, sandbox } = takeSandboxRequest(request);
+    if (argv.length === 0) throw new MissingCommandLineError();
+    let client: ExecServerClient;
+    try {
+      client = await connection();
+    } catch (error) {
+      throw new SpawnFailedError(
+        {
+          command: argv,
+          reason: `${(error as Error).message}; the command was not run (ux never runs it locally instead)`,
+        },
+        { cause: error },
+      );
+    }
+    counter += 1;
+    const processId = `${counter}-${randomUUID()}`;
+    const process = new RemoteProcess(client, {
+      processId,
+      tty: request.tty,
+      stdinOpen: request.tty || request.stdin === 'pipe',
+    });
+    let sandboxType: string;
+    try {
+      const result = await client.request(
+        'process/start',
+        {
+          processId,
+          argv,
+          cwd: remoteFileUri(request.cwd),
+          env: request.env,
+          tty: request.tty,
+          pipeStdin: !request.tty && request.stdin === 'pipe',
+          arg0: request.arg0 ?? null,
+          ...(settings.envPolicy ? { envPolicy: settings.envPolicy } : {}),
+          sandbox: sandbox ?? null,
+        },
+        startResultSchema,
+      );
+      sandboxType = result.sandboxType ?? 'none';
+    } catch (error) {
+      process.abandon();
+      throw startError(name, argv, error);
+    }
+    process.sandboxType = sandboxType;
+    if (sandbox && sandboxType === 'none') {
+      // A server that ignores `sandbox` must not run the command unconfined under our name.
+      await process.terminate();
+      throw new SandboxUnavailableError({
+        backend: 'exec-server',
+        reason: `${name} started the command without the sandbox it was asked for (it reported sandboxType "none"); it was killed at once`,
+        fix: 'run a server that applies sandboxes (ux exec-server on a host where bubblewrap works), or choose a policy without a sandbox',
+      });
+    }
+    return process;
+  }
+
+  return {
+    specificationVersion: SPAWNER_SPECIFICATION_VERSION,
+    id: 'exec-server',
+    spawn,
+    connection,
+    get environmentInfo() {
+      return info;
+    },
+    async close() {
+      const pending = current;
+      current = undefined;
+      if (!pending) return;
+      const client = await pending.catch(() => undefined);
+      await client?.close();
+    },
+  };
+}
+
+/** Maps a failed `process/start` to the error the caller gets, naming the command. */
+function startError(name: string, argv: readonly string[], error: unknown): Error {
+  if (error instanceof ExecServerRequestError) {
+    // ux's server already names the program; say it once.
+    const prefix = `failed to start ${argv[0]}: `;
+    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+    if (error.code === WireErrorCode.InvalidParams) {
+      return new InvalidArgumentsError({
+        tool: 'process/start',
+        issues: [{ path: '', message: `${name}: ${message}` }],
+      });
+    }
+    const reason = error.transportClosed
+      ? `${message}; the command may not have run (ux never runs it locally instead)`
+      : `${name} could not start it: ${message}`;
+    return new SpawnFailedError({ command: argv, reason }, { cause: error });
+  }
+  return new SpawnFailedError(
+    { command: argv, reason: `${name}: ${(error as Error).message}` },
+    { cause: error },
+  );
+}

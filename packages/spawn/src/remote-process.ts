@@ -1,0 +1,252 @@
+import {
+  type ExecProcess,
+  type ExitStatus,
+  InvalidArgumentsError,
+  type OutputSource,
+  readResultSchema,
+  StdinClosedError,
+  type TerminalSize,
+  UX_EXEC_SERVER_CAPABILITIES,
+  writeResultSchema,
+} from '@ux/protocol';
+import type { ExecServerClient, ProcessListener } from './exec-server-client.js';
+import { OutputHub } from './output-hub.js';
+import { validSize } from './terminal-size.js';
+
+/** How long a hole in the `seq` sequence may stay open before it is filled with `process/read`. */
+export const SEQ_GAP_REPAIR_MS = 1_000;
+
+type Event =
+  | { kind: 'output'; stream: string; data: Buffer }
+  | { kind: 'exited'; exitCode: number; sandboxDenied?: boolean }
+  | { kind: 'closed' };
+
+export interface RemoteProcessOptions {
+  processId: string;
+  tty: boolean;
+  /** stdin was asked for (`tty`, or a pipe with `stdin: 'pipe'`). */
+  stdinOpen: boolean;
+}
+
+/**
+ * A process on an exec-server, as an `ExecProcess`: notifications put back in `seq` order (they can
+ * arrive out of order, and before the start response), holes filled with `process/read` when they
+ * stay open, writes with unique `writeId`s, Ctrl-C as `process/signal`, kill as `process/terminate`.
+ * If the connection dies first, the output says so and the process ends with exit code -1.
+ */
+export class RemoteProcess implements ExecProcess, ProcessListener {
+  readonly pid = undefined;
+  readonly tty: boolean;
+  readonly processId: string;
+  readonly exited: Promise<ExitStatus>;
+  readonly closed: Promise<void>;
+  /** The sandbox the server says it applied (`none`, `linuxSeccomp`, …); set once started. */
+  sandboxType = 'none';
+  /** Why the process ended without the server reporting it (the connection was lost). */
+  failure: string | undefined;
+  resize?: (size: TerminalSize) => void;
+  private readonly stdinOpen: boolean;
+  private readonly hub = new OutputHub();
+  private readonly early = new Map<number, Event>();
+  private lastSeq = 0;
+  private status: ExitStatus | undefined;
+  private closedFlag = false;
+  private writeCount = 0;
+  private gapTimer: NodeJS.Timeout | undefined;
+  private repairing = false;
+  private resolveExited!: (status: ExitStatus) => void;
+  private resolveClosed!: () => void;
+  private unlisten: () => void = () => {};
+
+  constructor(
+    private readonly client: ExecServerClient,
+    options: RemoteProcessOptions,
+  ) {
+    this.processId = options.processId;
+    this.tty = options.tty;
+    this.stdinOpen = options.stdinOpen;
+    this.exited = new Promise((resolve) => {
+      this.resolveExited = resolve;
+    });
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+    if (options.tty && client.can(UX_EXEC_SERVER_CAPABILITIES.processResize)) {
+      this.resize = (size) => this.resizeRemote(size);
+    }
+    // Listen before the start request goes out: its notifications may overtake its response.
+    this.unlisten = client.listen(this.processId, this);
+  }
+
+  onOutput(listener: (chunk: Uint8Array, stream?: OutputSource) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  exitStatus(): ExitStatus | undefined {
+    return this.status;
+  }
+
+  /** The start failed: nothing will ever arrive for this id. */
+  abandon(): void {
+    this.unlisten();
+    clearTimeout(this.gapTimer);
+  }
+
+  output(seq: number, stream: string, data: Buffer): void {
+    this.accept(seq, { kind: 'output', stream, data });
+  }
+
+  notification(
+    method: 'process/exited' | 'process/closed',
+    params: { seq: number } & Record<string, unknown>,
+  ): void {
+    const event: Event =
+      method === 'process/exited'
+        ? {
+            kind: 'exited',
+            exitCode: Number(params.exitCode),
+            ...(typeof params.sandboxDenied === 'boolean' ? { sandboxDenied: params.sandboxDenied } : {}),
+          }
+        : { kind: 'closed' };
+    this.accept(params.seq, event);
+  }
+
+  private accept(seq: number, event: Event): void {
+    if (seq <= this.lastSeq || this.closedFlag) return;
+    this.early.set(seq, event);
+    this.drain();
+  }
+
+  /** Publishes every event that is next in sequence; a remaining hole arms the repair timer. */
+  private drain(): void {
+    for (let next = this.early.get(this.lastSeq + 1); next; next = this.early.get(this.lastSeq + 1)) {
+      this.early.delete(this.lastSeq + 1);
+      this.lastSeq += 1;
+      this.publish(next);
+    }
+    if (this.early.size > 0 && !this.gapTimer && !this.closedFlag) {
+      this.gapTimer = setTimeout(() => void this.repairGap(), SEQ_GAP_REPAIR_MS);
+      this.gapTimer.unref();
+    } else if (this.early.size === 0) {
+      clearTimeout(this.gapTimer);
+      this.gapTimer = undefined;
+    }
+  }
+
+  /**
+   * Fills a hole with the server's retained output. Output evicted there is gone (the server keeps
+   * 1 MiB), so after the read the sequence skips ahead to what did arrive.
+   */
+  private async repairGap(): Promise<void> {
+    this.gapTimer = undefined;
+    if (this.repairing || this.closedFlag || this.early.size === 0) return;
+    this.repairing = true;
+    try {
+      const result = await this.client.request(
+        'process/read',
+        { processId: this.processId, afterSeq: this.lastSeq, maxBytes: null, waitMs: 0 },
+        readResultSchema,
+      );
+      for (const chunk of result.chunks) {
+        if (!this.early.has(chunk.seq)) {
+          this.early.set(chunk.seq, {
+            kind: 'output',
+            stream: chunk.stream,
+            data: Buffer.from(chunk.chunk, 'base64'),
+          });
+        }
+      }
+    } catch {
+      // The connection is going; its loss is reported on its own.
+    } finally {
+      this.repairing = false;
+    }
+    if (!this.early.has(this.lastSeq + 1) && this.early.size > 0)
+      this.lastSeq = Math.min(...this.early.keys()) - 1;
+    this.drain();
+  }
+
+  private publish(event: Event): void {
+    switch (event.kind) {
+      case 'output': {
+        const stream = event.stream === 'stdout' || event.stream === 'stderr' ? event.stream : undefined;
+        this.hub.emit(event.data, stream);
+        return;
+      }
+      case 'exited':
+        this.finishExit({
+          exitCode: event.exitCode,
+          ...(event.sandboxDenied === undefined ? {} : { sandboxDenied: event.sandboxDenied }),
+        });
+        return;
+      case 'closed':
+        this.finishClose();
+        return;
+    }
+  }
+
+  private finishExit(status: ExitStatus): void {
+    if (this.status) return;
+    this.status = status;
+    this.resolveExited(status);
+  }
+
+  private finishClose(): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    this.abandon();
+    this.resolveClosed();
+  }
+
+  connectionLost(reason: string): void {
+    if (this.closedFlag) return;
+    this.failure = reason;
+    // Make the loss visible where the output is read: the process's fate is unknown from here on.
+    this.hub.emit(Buffer.from(`\n[ux: lost the exec-server before the process ended: ${reason}]\n`));
+    this.finishExit({ exitCode: -1 });
+    this.finishClose();
+  }
+
+  async write(data: Uint8Array | string): Promise<void> {
+    if (!this.stdinOpen) throw new StdinClosedError({ processId: this.processId, reason: 'no_stdin' });
+    if (this.status || this.failure)
+      throw new StdinClosedError({ processId: this.processId, reason: 'exited' });
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    this.writeCount += 1;
+    const { status } = await this.client.request(
+      'process/write',
+      { processId: this.processId, chunk: bytes.toString('base64'), writeId: String(this.writeCount) },
+      writeResultSchema,
+    );
+    if (status === 'accepted') return;
+    throw new StdinClosedError({
+      processId: this.processId,
+      reason: status === 'stdinClosed' && !this.status ? 'no_stdin' : 'exited',
+    });
+  }
+
+  async interrupt(): Promise<void> {
+    if (this.status || this.client.closed) return;
+    await this.client
+      .request('process/signal', { processId: this.processId, signal: 'interrupt' })
+      .catch(() => {});
+  }
+
+  async terminate(): Promise<void> {
+    if (this.status || this.client.closed) return;
+    await this.client.request('process/terminate', { processId: this.processId }).catch(() => {});
+  }
+
+  private resizeRemote(size: TerminalSize): void {
+    if (!validSize(size)) {
+      throw new InvalidArgumentsError({
+        tool: 'resize',
+        issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],
+      });
+    }
+    if (this.status) return;
+    void this.client
+      .request('process/resize', { processId: this.processId, rows: size.rows, cols: size.cols })
+      .catch(() => {});
+  }
+}
