@@ -6,7 +6,7 @@
 //   door.drain.throughput.ratio  256 MiB drained through write_stdin polls vs raw pipe reading (target >= 0.7)
 //   door.drain.rss_growth_mib    RSS growth while draining (the 1 MiB buffers hold)
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { createOrchestrator } from '@ux/orchestrator';
 import { createSandboxRegistry } from '@ux/protocol';
 import { createLocalSpawner } from '@ux/spawn';
 import { buildEnvironment, createUnifiedExec } from '@ux/unified-exec';
+import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { alternate, report, timeMs } from '../lib/report.mjs';
 
 // Each phase runs in a fresh process, so one phase's heap and compiled code do not weigh on the next.
@@ -29,14 +30,7 @@ if (!phase) {
 }
 
 // As in bench/spawn: measure the direct path, not the cost of descriptors this shell leaked to us.
-for (const name of readdirSync('/proc/self/fd')) {
-  const fd = Number(name);
-  if (fd <= 2) continue;
-  try {
-    const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
-    if (flags && (Number.parseInt(flags, 8) & 0o2000000) === 0) closeSync(fd);
-  } catch {}
-}
+closeInheritedFds();
 
 const cwd = mkdtempSync(join(tmpdir(), 'ux-bench-door-'));
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };

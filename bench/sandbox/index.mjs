@@ -4,7 +4,7 @@
 //   sandbox.overhead_ms          the difference of the two medians (target <= 15 ms)
 //   sandbox.true.ratio           sandboxed / unsandboxed
 //   sandbox.plan_ms              planning alone (policy → bwrap argv), median
-import { closeSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planTools } from '@ux/features';
@@ -13,17 +13,11 @@ import { createSandboxRegistry } from '@ux/protocol';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec } from '@ux/unified-exec';
+import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 
 // As in bench/spawn: measure the direct path, not the cost of descriptors this shell leaked to us.
-for (const name of readdirSync('/proc/self/fd')) {
-  const fd = Number(name);
-  if (fd <= 2) continue;
-  try {
-    const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
-    if (flags && (Number.parseInt(flags, 8) & 0o2000000) === 0) closeSync(fd);
-  } catch {}
-}
+closeInheritedFds();
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'ux-bench-sandbox-')));
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };

@@ -5,9 +5,9 @@
 //   spawn.pty.throughput       256 MiB through the PTY backend, ratio to raw child_process and raw node-pty
 //   spawn.drain.rss_growth_mib peak RSS growth while 256 MiB are drained through the 1 MiB buffer
 import { spawn } from 'node:child_process';
-import { closeSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createLocalSpawner, OutputTracker } from '@ux/spawn';
+import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 
 const require = createRequire(import.meta.url);
@@ -18,14 +18,7 @@ const FLOOD = ['/usr/bin/head', '-c', String(BYTES), '/dev/zero'];
 
 // Descriptors this process inherited without close-on-exec would send every child through the
 // helper; close them so `spawn.true.ratio` measures the direct path, and measure the helper apart.
-for (const name of readdirSync('/proc/self/fd')) {
-  const fd = Number(name);
-  if (fd <= 2) continue;
-  try {
-    const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
-    if (flags && (Number.parseInt(flags, 8) & 0o2000000) === 0) closeSync(fd);
-  } catch {}
-}
+closeInheritedFds();
 
 const direct = createLocalSpawner();
 const helper = createLocalSpawner({ fdHygiene: 'always' });

@@ -1,5 +1,6 @@
 import {
   type ExecProcess,
+  isSandboxDenial,
   type LaunchPlan,
   type OutputStream,
   type ReadResult,
@@ -19,7 +20,6 @@ import {
   RETAINED_OUTPUT_MAX_CHUNKS,
 } from './exec-server-constants.js';
 import { internalError, invalidParams } from './rpc-error.js';
-import { isSandboxDenied } from './sandbox-denied.js';
 
 /**
  * Sends a notification (an object, or a message already encoded) to whoever is attached; `droppable`
@@ -160,7 +160,11 @@ export class HostedProcess {
     clearTimeout(timer);
     this.flushOutput();
     const sandboxDenied = this.sandbox
-      ? isSandboxDenied(this.sandbox.backend, status.exitCode, this.retainedText())
+      ? isSandboxDenial(
+          this.sandbox.backend,
+          { exitCode: status.exitCode, output: this.retainedText() },
+          process.platform,
+        )
       : false;
     this.exit = { exitCode: status.exitCode, sandboxDenied };
     this.notify(

@@ -7,8 +7,8 @@ import {
   sandboxModes,
 } from '@ux/protocol';
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
+import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
-import { rejectUnknownKeys } from './user-config.js';
 
 /**
  * Managed requirements (`$UX_REQUIREMENTS`, default `/etc/ux/requirements.toml`): values an

@@ -8,6 +8,7 @@ import {
   simpleApprovalPolicies,
 } from '@ux/protocol';
 import { describe, isTable } from './feature-table.js';
+import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /** A value from a config file, with where it was written. */
@@ -106,7 +107,7 @@ export function parseSessionSettings(
     const path = at('sandbox_workspace_write');
     const section = table.sandbox_workspace_write;
     if (!isTable(section)) throw document.error(path, `${name('sandbox_workspace_write')} must be a table`);
-    rejectUnknown(document, path, section, WORKSPACE_WRITE_KEYS);
+    rejectUnknownKeys(document, path, section, WORKSPACE_WRITE_KEYS);
     settings.workspaceWrite = {
       value: {
         writableRoots: absolutePaths(document, [...path, 'writable_roots'], section.writable_roots),
@@ -126,7 +127,7 @@ export function parseSessionSettings(
     const path = at('shell_environment_policy');
     const section = table.shell_environment_policy;
     if (!isTable(section)) throw document.error(path, `${name('shell_environment_policy')} must be a table`);
-    rejectUnknown(document, path, section, ENVIRONMENT_KEYS);
+    rejectUnknownKeys(document, path, section, ENVIRONMENT_KEYS);
     const policy: ShellEnvironmentPolicy = {};
     if (section.inherit !== undefined) {
       const inherit = section.inherit;
@@ -206,7 +207,7 @@ function parseApprovalPolicy(document: TomlDocument, path: string[], value: unkn
   }
   if (isTable(value) && Object.keys(value).length === 1 && isTable(value.granular)) {
     const granular = value.granular;
-    rejectUnknown(document, [...path, 'granular'], granular, GRANULAR_KEYS);
+    rejectUnknownKeys(document, [...path, 'granular'], granular, GRANULAR_KEYS);
     for (const key of Object.keys(granular)) boolean(document, [...path, 'granular', key], granular[key]);
     return { granular: granularApprovalConfigSchema.parse(granular) };
   }
@@ -214,22 +215,6 @@ function parseApprovalPolicy(document: TomlDocument, path: string[], value: unkn
     path,
     `${formatKeyPath(path)} must be one of ${simpleApprovalPolicies.join(', ')} or a table { granular = { … } }, got ${describe(value)}`,
   );
-}
-
-function rejectUnknown(
-  document: TomlDocument,
-  path: readonly string[],
-  table: Record<string, unknown>,
-  known: readonly string[],
-): void {
-  for (const key of Object.keys(table)) {
-    if (known.includes(key)) continue;
-    const keyPath = [...path, key];
-    throw document.error(
-      keyPath,
-      `unknown key ${formatKeyPath(keyPath)}${didYouMean(key, known) || `; known keys here: ${known.join(', ')}`}`,
-    );
-  }
 }
 
 function boolean(document: TomlDocument, path: readonly string[], value: unknown): boolean {

@@ -1,12 +1,13 @@
 import { didYouMean, isAbsolutePath } from '@ux/protocol';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
+import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import {
   PROFILE_SESSION_KEYS,
   parseSessionSettings,
   SESSION_KEYS,
   type SessionSettings,
 } from './session-settings.js';
-import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
+import type { SourceLocation, TomlDocument } from './toml-document.js';
 
 /** The parts of `$UX_HOME/config.toml` this package owns. */
 export interface UserConfig {
@@ -98,19 +99,4 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
 
   const session = parseSessionSettings(document, []);
   return { file: document.file, features, profile, profiles, allowLoginShell, zshFork, session, warnings };
-}
-
-/** A `ConfigError` for the first key of `table` that is not in `known`, with close matches. */
-export function rejectUnknownKeys(
-  document: TomlDocument,
-  path: readonly string[],
-  table: Record<string, unknown>,
-  known: readonly string[],
-): void {
-  for (const key of Object.keys(table)) {
-    if (known.includes(key)) continue;
-    const keyPath = [...path, key];
-    const hint = didYouMean(key, known) || `; known keys here: ${known.join(', ')}`;
-    throw document.error(keyPath, `unknown key ${formatKeyPath(keyPath)}${hint}`);
-  }
 }

@@ -27,6 +27,7 @@ export * from './exec-server/wire-envelope.js';
 export { WireErrorCode } from './exec-server/wire-error-codes.js';
 export * from './plugins/reviewer.js';
 export * from './plugins/sandbox-backend.js';
+export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';
 export { createSandboxRegistry, type SandboxRegistry } from './plugins/sandbox-registry.js';
 export * from './plugins/spawner.js';
 export { isAbsolutePath } from './policy/absolute-path.js';
