@@ -41,6 +41,19 @@ describe.each([false, true])('tty=%s', (tty) => {
     expect(Number(session)).toBe(child.pid);
   });
 
+  it('has its process group the moment spawn resolves: a kill sent at once is never lost', async () => {
+    for (let round = 0; round < 10; round++) {
+      const child = await start({ argv: ['sleep', '5'], tty });
+      await child.terminate();
+      const status = await Promise.race([
+        child.exited,
+        new Promise<undefined>((resolve) => setTimeout(resolve, 3000)),
+      ]);
+      expect(status?.exitCode).toBe(137);
+      await child.closed;
+    }
+  });
+
   it('passes exactly the given environment, without TERM or PWD added', async () => {
     const child = await start({ argv: ['/usr/bin/env'], env: { PATH, ONLY: 'this' }, tty });
     const lines = (await runToEnd(child)).text.split(/\r?\n/).filter(Boolean).sort();

@@ -99,6 +99,9 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
           { cause: error },
         );
       }
+      // node-pty's own spawn helper calls setsid after the fork returns: until it has, the child's
+      // group does not exist, and a signal sent to it (or the reaper's registration) would miss.
+      await groupExists(terminal.pid, () => early !== undefined);
       process_ = new PtyProcess(
         native,
         terminal,
@@ -192,5 +195,20 @@ function holdSlave(path: string): number | undefined {
   } catch {
     // The terminal is already gone (the child exited and the slave was torn down): nothing to hold.
     return undefined;
+  }
+}
+
+/** Resolves once process group `pgid` exists (its leader called setsid), the child ended, or 2 s passed. */
+async function groupExists(pgid: number, ended: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (let delay = 0; !ended() && Date.now() < deadline; delay = Math.min(delay + 1, 10)) {
+    try {
+      process.kill(-pgid, 0);
+      return;
+    } catch (error) {
+      // EPERM means the group exists but belongs to someone else: it exists.
+      if ((error as NodeJS.ErrnoException).code === 'EPERM') return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
