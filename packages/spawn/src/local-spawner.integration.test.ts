@@ -47,7 +47,7 @@ describe.each([false, true])('tty=%s', (tty) => {
       await child.terminate();
       const status = await Promise.race([
         child.exited,
-        new Promise<undefined>((resolve) => setTimeout(resolve, 3000)),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000)),
       ]);
       expect(status?.exitCode).toBe(137);
       await child.closed;
