@@ -90,11 +90,18 @@ describe('ux client → Codex 0.169.0 exec-server', () => {
   it('interrupts a non-tty process with a trap, and one without', async () => {
     const script = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
     const trapped = await codex.spawn({ ...request, argv: ['sh', '-c', script] });
-    await waitForOutput(trapped, 'READY');
+    // One listener from the start: output arriving while the interrupt is in flight must not fall
+    // between two listeners.
+    let text = '';
+    trapped.onOutput((chunk) => {
+      text += Buffer.from(chunk).toString('utf8');
+    });
+    for (const deadline = Date.now() + 10_000; !text.includes('READY') && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await trapped.interrupt();
-    // READY went to the first listener; what follows goes to the next.
-    const { text, status } = await runToEnd(trapped);
-    expect(text).toBe('INT-TRAP\n');
+    const status = await trapped.exited;
+    await trapped.closed;
+    expect(text).toBe('READY\nINT-TRAP\n');
     expect(status.exitCode).toBe(42);
 
     const plain = await codex.spawn({ ...request, argv: ['sh', '-c', 'echo READY; exec sleep 30'] });
