@@ -32,6 +32,8 @@ export interface CliSession {
   userShell: string;
   /** `$UX_HOME/rules`: rule files found there are loaded, approved prefixes are saved there. */
   rulesDirectory: string;
+  /** `$UX_HOME/cache`: what sandbox probes learned, so later starts skip them. */
+  cacheDirectory: string;
   warnings: string[];
 }
 
@@ -75,6 +77,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     toolPlan,
     userShell,
     rulesDirectory: join(configPaths(io.env).home, 'rules'),
+    cacheDirectory: join(configPaths(io.env).home, 'cache'),
     warnings: [
       ...(configuration.user?.warnings ?? []),
       ...(configuration.requirements?.warnings ?? []),

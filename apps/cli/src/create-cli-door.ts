@@ -34,7 +34,9 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   const ruleFiles = [...(await listRuleFiles(session.rulesDirectory)), ...settings.rules];
   const rules = await loadRuleFiles(ruleFiles, { homeDir: options.env.HOME ?? homedir() });
   const orchestrator = createOrchestrator({
-    sandboxRegistry: options.sandboxRegistry ?? createCliSandboxRegistry(settings.enabledBackends?.value),
+    sandboxRegistry:
+      options.sandboxRegistry ??
+      createCliSandboxRegistry(settings.enabledBackends?.value, { cacheDir: session.cacheDirectory }),
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
     approvalPolicy: settings.approvalPolicy.value,

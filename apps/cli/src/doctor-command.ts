@@ -5,7 +5,7 @@ import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
-import { BACKEND_FACTORIES, createCliSandboxRegistry } from './sandbox-backends.js';
+import { BACKEND_IDS, createCliSandboxRegistry, shippedBackend } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: ux doctor [--json]
@@ -90,8 +90,8 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       detail: `${session.toolPlan.mode}: tools ${session.toolPlan.tools.join(', ')}`,
     });
     const enabled = settings.enabledBackends?.value;
-    for (const id of Object.keys(BACKEND_FACTORIES)) {
-      const backend = BACKEND_FACTORIES[id]!();
+    for (const id of BACKEND_IDS) {
+      const backend = shippedBackend(id);
       const name = `sandbox ${id}`;
       if (!backend.platforms.includes(io.platform)) {
         checks.push({

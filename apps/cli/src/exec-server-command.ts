@@ -6,7 +6,7 @@ import {
 } from '@ux/exec-server';
 import { loadCliSession } from './cli-session.js';
 import type { Io } from './io.js';
-import { BACKEND_FACTORIES, createCliSandboxRegistry } from './sandbox-backends.js';
+import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -21,15 +21,15 @@ export async function execServerCommand(
 ): Promise<number> {
   try {
     const parsed = parseExecServerArgs(args);
+    const session = loadCliSession(io);
+    const { settings } = session;
     // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
     if (!parsed.sandboxBackends) {
-      const { settings } = loadCliSession(io);
-      const enabled = settings.enabledBackends?.value ?? Object.keys(BACKEND_FACTORIES);
+      const enabled = settings.enabledBackends?.value ?? BACKEND_IDS;
       const allowed = settings.allowedBackends;
       if (settings.enabledBackends || allowed)
         parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
     } else {
-      const { settings } = loadCliSession(io);
       const barred = parsed.sandboxBackends.filter(
         (id) => settings.allowedBackends && !settings.allowedBackends.includes(id),
       );
@@ -39,7 +39,9 @@ export async function execServerCommand(
           'ux exec-server --help',
         );
     }
-    return await runExecServer(parsed, io, { sandboxRegistry: createCliSandboxRegistry, ...deps });
+    const sandboxRegistry = (enabled?: readonly string[]) =>
+      createCliSandboxRegistry(enabled, { cacheDir: session.cacheDirectory });
+    return await runExecServer(parsed, io, { sandboxRegistry, ...deps });
   } catch (error) {
     if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');
     throw error;

@@ -1,26 +1,82 @@
-import { createSandboxRegistry, type SandboxBackend, type SandboxRegistry } from '@ux/protocol';
-import { createBwrapSandbox } from '@ux/sandbox-bwrap';
-import { createSeatbeltSandbox } from '@ux/sandbox-seatbelt';
-import { createWindowsTokenSandbox } from '@ux/sandbox-windows-token';
+import { join } from 'node:path';
+import {
+  createSandboxRegistry,
+  type LaunchPlan,
+  SANDBOX_SPECIFICATION_VERSION,
+  type SandboxBackend,
+  type SandboxRegistry,
+} from '@ux/protocol';
 
-/** Every backend the CLI ships, by id. Created on demand: constructing one touches nothing. */
-export const BACKEND_FACTORIES: Record<string, () => SandboxBackend> = {
-  bwrap: () => createBwrapSandbox(),
-  seatbelt: () => createSeatbeltSandbox(),
-  'windows-token': () => createWindowsTokenSandbox(),
+export interface ShippedBackendOptions {
+  /** Where backends may remember what their probes learned (`$UX_HOME/cache`); default nowhere. */
+  cacheDir?: string;
+}
+
+interface Shipped {
+  platforms: NodeJS.Platform[];
+  load: (options: ShippedBackendOptions) => Promise<SandboxBackend>;
+}
+
+/**
+ * Every backend the CLI ships, by id, with the platforms it runs on. A backend's package is imported
+ * only when it is probed or asked for a plan, so a Linux host never loads the macOS or Windows code.
+ */
+const SHIPPED: Record<string, Shipped> = {
+  bwrap: {
+    platforms: ['linux'],
+    load: async ({ cacheDir }) =>
+      (await import('@ux/sandbox-bwrap')).createBwrapSandbox(
+        cacheDir ? { probeCacheFile: join(cacheDir, 'bwrap-probe.json') } : {},
+      ),
+  },
+  seatbelt: {
+    platforms: ['darwin'],
+    load: async () => (await import('@ux/sandbox-seatbelt')).createSeatbeltSandbox(),
+  },
+  'windows-token': {
+    platforms: ['win32'],
+    load: async () => (await import('@ux/sandbox-windows-token')).createWindowsTokenSandbox(),
+  },
 };
+
+export const BACKEND_IDS = Object.keys(SHIPPED);
+
+/** A shipped backend, loaded on first use. */
+export function shippedBackend(id: string, options: ShippedBackendOptions = {}): SandboxBackend {
+  const shipped = SHIPPED[id];
+  if (!shipped) throw new Error(`no shipped sandbox backend "${id}"`);
+  let loaded: SandboxBackend | undefined;
+  let loading: Promise<SandboxBackend> | undefined;
+  const backend = () => {
+    loading ??= shipped.load(options).then((created) => {
+      loaded = created;
+      return created;
+    });
+    return loading;
+  };
+  return {
+    specificationVersion: SANDBOX_SPECIFICATION_VERSION,
+    id,
+    platforms: shipped.platforms,
+    probe: async () => (await backend()).probe(),
+    plan: async (request): Promise<LaunchPlan> => (await backend()).plan(request),
+    // Denials are classified after a plan ran, so by then the backend is loaded.
+    classifyDenial: (evidence) => loaded?.classifyDenial?.(evidence) ?? 'unknown',
+  };
+}
 
 /**
  * The registry the CLI hands to the orchestrator and the exec-server: the backends that configuration
  * and requirements enable (all of them when `enabled` is not given). Unknown ids are the caller's to
  * reject before this point.
  */
-export function createCliSandboxRegistry(enabled?: readonly string[]): SandboxRegistry {
-  const ids = enabled ?? Object.keys(BACKEND_FACTORIES);
+export function createCliSandboxRegistry(
+  enabled?: readonly string[],
+  options: ShippedBackendOptions = {},
+): SandboxRegistry {
   const backends: Record<string, SandboxBackend> = {};
-  for (const id of ids) {
-    const factory = BACKEND_FACTORIES[id];
-    if (factory) backends[id] = factory();
+  for (const id of enabled ?? BACKEND_IDS) {
+    if (SHIPPED[id]) backends[id] = shippedBackend(id, options);
   }
   return createSandboxRegistry(backends);
 }

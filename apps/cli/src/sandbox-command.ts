@@ -91,7 +91,9 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
   };
 
   const selector = createSandboxSelector({
-    sandboxRegistry: createCliSandboxRegistry(session.settings.enabledBackends?.value),
+    sandboxRegistry: createCliSandboxRegistry(session.settings.enabledBackends?.value, {
+      cacheDir: session.cacheDirectory,
+    }),
     platform: io.platform,
     enabledBackends: session.settings.enabledBackends?.value,
     allowedBackends: session.settings.allowedBackends,

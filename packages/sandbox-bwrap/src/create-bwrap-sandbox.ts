@@ -17,6 +17,7 @@ import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
 import { MountPointRegistry } from './mount-point-registry.js';
 import { bwrapFeatures, probeBwrapRun } from './probe-bwrap.js';
+import { readProbeCache, writeProbeCache } from './probe-cache.js';
 import { buildSeccompProgram, hostSeccompArch } from './seccomp/seccomp-program.js';
 
 export interface BwrapSandboxSettings {
@@ -24,6 +25,11 @@ export interface BwrapSandboxSettings {
   bwrapPath?: string;
   /** Whose start-up files are protected when they lie inside a writable root; default the user's home. */
   homeDir?: string;
+  /**
+   * A file to remember a successful probe in (per bwrap binary, kernel and user), so that a host that
+   * starts often (a CLI) skips the three probe processes. Failures are never remembered. Default: none.
+   */
+  probeCacheFile?: string;
 }
 
 interface HostFiles {
@@ -78,14 +84,20 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
       const files = writeHostFiles(arch);
       // bash closes descriptors of any number before bwrap starts; a plain sh only up to 9.
       const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+      const cached = settings.probeCacheFile
+        ? readProbeCache(settings.probeCacheFile, found.path)
+        : undefined;
       // The three start-up checks are independent: run them together (this is on every host's path).
-      const [features, failure] = await Promise.all([
-        bwrapFeatures(found.path),
-        probeBwrapRun(found.path, files.seccomp.restricted, shell),
-      ]);
+      const [features, failure] = cached
+        ? [cached, undefined]
+        : await Promise.all([
+            bwrapFeatures(found.path),
+            probeBwrapRun(found.path, files.seccomp.restricted, shell),
+          ]);
       if ('reason' in features)
         return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
       if (failure) return failure as SandboxProbe & { available: false };
+      if (settings.probeCacheFile && !cached) writeProbeCache(settings.probeCacheFile, found.path, features);
       const state: Ready = {
         bwrapPath: found.path,
         shell,

@@ -31,6 +31,7 @@ import { widenPolicy } from '../sandbox/widen-policy.js';
 import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import { shellInvocation } from '../shell/shell-invocation.js';
 import { shlexJoin } from '../shell/shlex-join.js';
+import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.js';
 import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
 import { runAttempts } from './attempt-loop.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
@@ -138,7 +139,12 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     settings.autoReviewer !== undefined &&
     ['on-request', 'granular'].includes(approvalPolicyName(approvalPolicy));
   let execPolicy = settings.execPolicy ?? createExecPolicy();
-  const parser = () => (settings.bashParser ? Promise.resolve(settings.bashParser) : loadBashParser());
+  // A request whose scripts are all one simple command of literal words needs no grammar: a
+  // short-lived host (`ux exec -- make test`) then never loads it.
+  const parser = (request: OrchestratorRequest): Promise<BashParser> => {
+    if (settings.bashParser) return Promise.resolve(settings.bashParser);
+    return needsBashGrammar(request.argv) ? loadBashParser() : Promise.resolve(SIMPLE_SCRIPT_PARSER);
+  };
 
   const evaluate = (request: OrchestratorRequest, bash: BashParser): ApprovalRequirement => {
     const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
@@ -180,12 +186,12 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
 
     async requirement(request) {
       validate(request);
-      return evaluate(request, await parser());
+      return evaluate(request, await parser(request));
     },
 
     async run(request, attempt) {
       validate(request);
-      const bash = await parser();
+      const bash = await parser(request);
       const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
       const preGate = escalationPreGate({
         approvalPolicy,
