@@ -13,7 +13,8 @@ import {
 } from '@ux/protocol';
 import type { EnvironmentPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
-import { endOutput, execCommand } from './exec-command.js';
+import { execCommand } from './exec-command.js';
+import { endOutput } from './output-stream.js';
 import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
 import { shellCommand } from './shell-command.js';

@@ -1,18 +1,11 @@
-import { isAbsolute, resolve } from 'node:path';
-import { ApprovalAbortedError, type OrchestratorOutcome, shlexJoin } from '@ux/orchestrator';
-import { DEFAULT_MAX_OUTPUT_TOKENS, parseExecCommandArgs, UxError } from '@ux/protocol';
-import { buildEnvironment } from './build-environment.js';
+import { shlexJoin } from '@ux/orchestrator';
+import { parseExecCommandArgs } from '@ux/protocol';
 import { collectOutput } from './collect-output.js';
-import type { DoorContext, Entry, Launched } from './door-context.js';
-import { launchAttempt } from './launch-attempt.js';
-import { OutputStream } from './output-stream.js';
-import {
-  collectedText,
-  newChunkId,
-  type ResponseParts,
-  renderResponseText,
-  renderStructured,
-} from './render-response.js';
+import type { DoorContext, Entry } from './door-context.js';
+import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
+import { endOutput, OutputStream } from './output-stream.js';
+import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
+import { collectedText, newChunkId } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { execCommandYieldMs } from './yield-time.js';
@@ -26,11 +19,7 @@ export async function execCommand(
   const parsed = parseExecCommandArgs(raw, door.plan.execCommandVariant);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
-  const cwd = args.workdir
-    ? isAbsolute(args.workdir)
-      ? args.workdir
-      : resolve(door.cwd, args.workdir)
-    : door.cwd;
+  const cwd = resolveWorkdir(door, args.workdir);
   const tty = args.tty ?? false;
   const argvResult = resolveArgv({
     cmd: args.cmd,
@@ -44,37 +33,28 @@ export async function execCommand(
   const argv = argvResult.argv;
   const id = door.store.allocate();
   const call = door.callSignal(context.signal);
-  const maxTokens = Math.min(args.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS, door.toolOutputTokenLimit);
+  const maxTokens = maxOutputTokens(door, args.max_output_tokens);
   try {
-    const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
-    let outcome: OrchestratorOutcome<Launched>;
-    try {
-      outcome = await door.orchestrator.run(
-        {
-          callId: context.callId,
-          ...(context.turnId ? { turnId: context.turnId } : {}),
-          argv,
-          cwd,
-          tty,
-          sandboxPermissions: args.sandbox_permissions ?? 'use_default',
-          ...(args.additional_permissions ? { additionalPermissions: args.additional_permissions } : {}),
-          ...(args.justification === undefined ? {} : { justification: args.justification }),
-          ...(args.prefix_rule ? { prefixRule: args.prefix_rule } : {}),
-          signal: call.signal,
-        },
-        launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }),
-      );
-    } catch (error) {
+    const launch = await orchestrateLaunch(
+      door,
+      'exec_command',
+      {
+        argv,
+        cwd,
+        tty,
+        sandboxPermissions: args.sandbox_permissions ?? 'use_default',
+        ...(args.additional_permissions ? { additionalPermissions: args.additional_permissions } : {}),
+        ...(args.justification === undefined ? {} : { justification: args.justification }),
+        ...(args.prefix_rule ? { prefixRule: args.prefix_rule } : {}),
+        signal: call.signal,
+      },
+      context,
+    );
+    if ('failure' in launch) {
       door.store.release(id);
-      const message = error instanceof Error ? error.message : String(error);
-      return failure(
-        `exec_command failed for \`${shlexJoin(argv)}\`: ${message}`,
-        UxError.isInstance(error) ? error : undefined,
-        {
-          ...(ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {}),
-        },
-      );
+      return launch.failure;
     }
+    const { outcome } = launch;
 
     if (outcome.status === 'denied') {
       // Denied inside the early-exit window and not retried: an ordinary-looking receipt of that run.
@@ -168,34 +148,14 @@ export async function execCommand(
     }
     const stored = door.store.get(id);
     if (!stored) return failure(`exec_command failed for \`${shlexJoin(argv)}\`: Unknown process id ${id}`);
-    const status = process.exitStatus();
-    if (status) door.store.release(id);
-    return receipt(
-      {
-        chunkId: newChunkId(),
-        wallTimeMs,
-        ...(status ? { exitCode: status.exitCode } : { sessionId: id }),
-        output,
-        maxTokens,
-      },
-      args.max_output_tokens !== undefined,
+    return sessionReceipt(
+      door,
+      id,
+      process.exitStatus(),
+      { wallTimeMs, output, maxTokens },
+      args.max_output_tokens,
     );
   } finally {
     call.done();
   }
-}
-
-export function receipt(parts: ResponseParts, truncateStructured: boolean): ToolResponse {
-  return {
-    text: renderResponseText(parts),
-    success: true,
-    result: renderStructured(parts, truncateStructured),
-  };
-}
-
-/** End-event output: the streamed transcript, or (when nothing was streamed) what the call collected. */
-export function endOutput(stream: OutputStream, fallback: string) {
-  const transcript = new TextDecoder().decode(stream.transcript.snapshot());
-  const text = transcript === '' ? fallback : transcript;
-  return { stdout: text, stderr: '', aggregated_output: text, formatted_output: text };
 }

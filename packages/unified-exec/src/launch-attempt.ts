@@ -3,7 +3,7 @@ import { OutputTracker, waitForEarlyExit } from '@ux/spawn';
 import type { Launched, ProcessStarter } from './door-context.js';
 
 export interface LaunchRequest {
-  argv: string[];
+  argv: readonly string[];
   cwd: string;
   env: Record<string, string>;
   tty: boolean;

@@ -57,3 +57,10 @@ export class OutputStream {
     }
   }
 }
+
+/** End-event output: the streamed transcript, or (when nothing was streamed) what the call collected. */
+export function endOutput(stream: OutputStream, fallback: string) {
+  const transcript = new TextDecoder().decode(stream.transcript.snapshot());
+  const text = transcript === '' ? fallback : transcript;
+  return { stdout: text, stderr: '', aggregated_output: text, formatted_output: text };
+}

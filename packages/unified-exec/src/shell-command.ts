@@ -1,12 +1,8 @@
-import { isAbsolute, resolve } from 'node:path';
-import { ApprovalAbortedError, type OrchestratorOutcome, shlexJoin } from '@ux/orchestrator';
-import { parseShellCommandArgs, UxError } from '@ux/protocol';
-import { buildEnvironment } from './build-environment.js';
+import { parseShellCommandArgs } from '@ux/protocol';
 import { CollectedOutput } from './collected-output.js';
-import type { DoorContext, Launched } from './door-context.js';
-import { endOutput } from './exec-command.js';
-import { launchAttempt } from './launch-attempt.js';
-import { OutputStream } from './output-stream.js';
+import type { DoorContext } from './door-context.js';
+import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
+import { endOutput, OutputStream } from './output-stream.js';
 import { collectedText } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
@@ -29,11 +25,7 @@ export async function shellCommand(
   const parsed = parseShellCommandArgs(raw);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
-  const cwd = args.workdir
-    ? isAbsolute(args.workdir)
-      ? args.workdir
-      : resolve(door.cwd, args.workdir)
-    : door.cwd;
+  const cwd = resolveWorkdir(door, args.workdir);
   const argvResult = resolveArgv({
     cmd: args.command,
     userShell: door.userShell,
@@ -46,30 +38,14 @@ export async function shellCommand(
   const call = door.callSignal(context.signal);
   const startedAt = Date.now();
   try {
-    const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
-    let outcome: OrchestratorOutcome<Launched>;
-    try {
-      outcome = await door.orchestrator.run(
-        {
-          callId: context.callId,
-          ...(context.turnId ? { turnId: context.turnId } : {}),
-          argv,
-          cwd,
-          tty: false,
-          signal: call.signal,
-        },
-        launchAttempt(door.spawner, { argv, cwd, env, tty: false, projectRoots: [door.cwd] }),
-      );
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return failure(
-        `shell_command failed for \`${shlexJoin(argv)}\`: ${message}`,
-        UxError.isInstance(error) ? error : undefined,
-        {
-          ...(ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {}),
-        },
-      );
-    }
+    const launch = await orchestrateLaunch(
+      door,
+      'shell_command',
+      { argv, cwd, tty: false, signal: call.signal },
+      context,
+    );
+    if ('failure' in launch) return launch.failure;
+    const { outcome } = launch;
     if (outcome.status === 'denied')
       return render(outcome.denial.exitCode, collectedText(outcome.denial.output), 0, undefined);
 

@@ -1,8 +1,7 @@
-import { DEFAULT_MAX_OUTPUT_TOKENS, parseWriteStdinArgs, StdinClosedError, UxError } from '@ux/protocol';
+import { parseWriteStdinArgs, StdinClosedError, UxError } from '@ux/protocol';
 import { collectOutput } from './collect-output.js';
 import type { DoorContext } from './door-context.js';
-import { receipt } from './exec-command.js';
-import { newChunkId } from './render-response.js';
+import { maxOutputTokens, sessionReceipt } from './receipt.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { writeStdinYieldMs } from './yield-time.js';
 
@@ -67,7 +66,6 @@ export async function writeStdin(
     const output = collected.output;
     if (!door.store.get(id)) return failure(`write_stdin failed: Unknown process id ${id}`);
     const status = process.exitStatus();
-    if (status) door.store.release(id);
     if (chars !== '' || !status) {
       door.emit({
         type: 'terminal_interaction',
@@ -76,19 +74,16 @@ export async function writeStdin(
         stdin: chars,
       });
     }
-    const maxTokens = Math.min(
-      args.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-      door.toolOutputTokenLimit,
-    );
-    return receipt(
+    return sessionReceipt(
+      door,
+      id,
+      status,
       {
-        chunkId: newChunkId(),
         wallTimeMs: Date.now() - startedAt,
-        ...(status ? { exitCode: status.exitCode } : { sessionId: id }),
         output,
-        maxTokens,
+        maxTokens: maxOutputTokens(door, args.max_output_tokens),
       },
-      args.max_output_tokens !== undefined,
+      args.max_output_tokens,
     );
   } finally {
     call.done();

@@ -1,0 +1,51 @@
+import { isAbsolute, resolve } from 'node:path';
+import {
+  ApprovalAbortedError,
+  type OrchestratorOutcome,
+  type OrchestratorRequest,
+  shlexJoin,
+} from '@ux/orchestrator';
+import { UxError } from '@ux/protocol';
+import { buildEnvironment } from './build-environment.js';
+import type { DoorContext, Launched } from './door-context.js';
+import { launchAttempt } from './launch-attempt.js';
+import { type CallContext, failure, type ToolResponse } from './tool-response.js';
+
+export type LaunchResult = { outcome: OrchestratorOutcome<Launched> } | { failure: ToolResponse };
+
+/**
+ * One command through the orchestrator (approval, sandbox, retries) and the door's spawner: the one
+ * path `exec_command` and `shell_command` share. A refusal or a failed start comes back as the
+ * tool's failure text, never as a throw.
+ */
+export async function orchestrateLaunch(
+  door: DoorContext,
+  tool: 'exec_command' | 'shell_command',
+  request: Omit<OrchestratorRequest, 'callId' | 'turnId'>,
+  context: CallContext,
+): Promise<LaunchResult> {
+  const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
+  const { argv, cwd, tty } = request;
+  try {
+    const outcome = await door.orchestrator.run(
+      { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}), ...request },
+      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }),
+    );
+    return { outcome };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      failure: failure(
+        `${tool} failed for \`${shlexJoin(argv)}\`: ${message}`,
+        UxError.isInstance(error) ? error : undefined,
+        ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
+      ),
+    };
+  }
+}
+
+/** The call's working directory: the session's, or `workdir` (absolute, or relative to the session's). */
+export function resolveWorkdir(door: DoorContext, workdir: string | undefined): string {
+  if (!workdir) return door.cwd;
+  return isAbsolute(workdir) ? workdir : resolve(door.cwd, workdir);
+}
