@@ -1,5 +1,5 @@
 import { createSandboxSelector } from '@ux/orchestrator';
-import { ConfigError, type SandboxProbe, UxError } from '@ux/protocol';
+import { ConfigError, probeSafely, type SandboxProbe, UxError } from '@ux/protocol';
 import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
@@ -107,7 +107,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
         settings.allowedBackends && !settings.allowedBackends.includes(id)
           ? 'not allowed by the requirements'
           : undefined;
-      const probe = await safeProbe(() => backend.probe());
+      const probe = await probeSafely(backend);
       if (probe.available) {
         checks.push({
           name,
@@ -191,18 +191,6 @@ async function checkPty(): Promise<DoctorCheck> {
       status: 'fail',
       detail: error instanceof Error ? error.message : String(error),
       fix: 'reinstall ux so node-pty can build (it needs a C++ compiler and python3)',
-    };
-  }
-}
-
-async function safeProbe(probe: () => Promise<SandboxProbe>): Promise<SandboxProbe> {
-  try {
-    return await probe();
-  } catch (error) {
-    return {
-      available: false,
-      reason: `the probe failed: ${error instanceof Error ? error.message : String(error)}`,
-      fix: 'report this as a bug',
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { SandboxBackend, SandboxProbe, SandboxRegistry } from '@ux/protocol';
+import { firstAvailableBackend, type SandboxBackend, type SandboxRegistry } from '@ux/protocol';
 
 /** The outcome of looking for a sandbox this host can apply. */
 export type SandboxChoice =
@@ -32,27 +32,13 @@ async function choose(registry: SandboxRegistry, platform: NodeJS.Platform): Pro
           : `register a backend made for ${platform} (registered: ${registry.ids.join(', ')})`,
     };
   }
-  const failures: string[] = [];
-  const fixes: string[] = [];
-  for (const backend of candidates) {
-    const probe = await safeProbe(backend);
-    if (probe.available) return { available: true, backend };
-    failures.push(`${backend.id}: ${probe.reason}`);
-    fixes.push(`${backend.id}: ${probe.fix}`);
-  }
-  return { available: false, reason: failures.join('; '), fix: fixes.join('; ') };
-}
-
-async function safeProbe(backend: SandboxBackend): Promise<SandboxProbe> {
-  try {
-    return await backend.probe();
-  } catch (error) {
-    return {
-      available: false,
-      reason: `its probe failed: ${(error as Error).message}`,
-      fix: 'see the backend docs',
-    };
-  }
+  const found = await firstAvailableBackend(candidates);
+  if ('backend' in found) return { available: true, backend: found.backend };
+  return {
+    available: false,
+    reason: found.failures.map((f) => `${f.id}: ${f.reason}`).join('; '),
+    fix: found.failures.map((f) => `${f.id}: ${f.fix}`).join('; '),
+  };
 }
 
 /** The wire name of the sandbox a backend applies (`process/start` result `sandboxType`). */

@@ -25,6 +25,11 @@ export * from './exec-server/process-methods.js';
 export * from './exec-server/sandbox-context.js';
 export * from './exec-server/wire-envelope.js';
 export { WireErrorCode } from './exec-server/wire-error-codes.js';
+export {
+  type BackendFailure,
+  firstAvailableBackend,
+  probeSafely,
+} from './plugins/first-available-backend.js';
 export * from './plugins/reviewer.js';
 export * from './plugins/sandbox-backend.js';
 export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';

@@ -1,4 +1,6 @@
 import {
+  firstAvailableBackend,
+  probeSafely,
   type SandboxBackend,
   type SandboxProbe,
   type SandboxRegistry,
@@ -52,7 +54,7 @@ export function createSandboxSelector(settings: SandboxSelectorSettings): Sandbo
   const probe = (backend: SandboxBackend) => {
     let pending = probes.get(backend.id);
     if (!pending) {
-      pending = safeProbe(backend);
+      pending = probeSafely(backend);
       probes.set(backend.id, pending);
     }
     return pending;
@@ -62,12 +64,9 @@ export function createSandboxSelector(settings: SandboxSelectorSettings): Sandbo
     candidates,
     async select() {
       if (candidates.length === 0) throw noCandidate(platform, registry, excluded);
-      const failures: { id: string; reason: string; fix: string }[] = [];
-      for (const backend of candidates) {
-        const result = await probe(backend);
-        if (result.available) return backend;
-        failures.push({ id: backend.id, reason: result.reason, fix: result.fix });
-      }
+      const found = await firstAvailableBackend(candidates, probe);
+      if ('backend' in found) return found.backend;
+      const { failures } = found;
       const [only] = failures;
       if (only && failures.length === 1) {
         throw new SandboxUnavailableError({ backend: only.id, reason: only.reason, fix: only.fix });
@@ -78,18 +77,6 @@ export function createSandboxSelector(settings: SandboxSelectorSettings): Sandbo
       });
     },
   };
-}
-
-async function safeProbe(backend: SandboxBackend): Promise<SandboxProbe> {
-  try {
-    return await backend.probe();
-  } catch (error) {
-    return {
-      available: false,
-      reason: `its probe failed: ${error instanceof Error ? error.message : String(error)}`,
-      fix: `report this to the maintainers of the ${backend.id} backend`,
-    };
-  }
 }
 
 function noCandidate(
