@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { connectWebSocketExecServer, createLocalSpawner, ExecServerClient } from '@ux/spawn';
-import { tempDir, useLeakCheck } from '@ux/test-utils';
+import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execServerCommand } from './exec-server-command.js';
 import type { Io } from './io.js';
@@ -12,9 +12,7 @@ import { UsageError } from './usage-error.js';
 // this process, as it does in the real command.
 const spawner = createLocalSpawner();
 beforeAll(async () => {
-  await (
-    await spawner.spawn({ argv: ['true'], cwd: '/', env: { PATH: '/bin' }, tty: false, stdin: 'closed' })
-  ).closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck(5_000);
 

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecProcess } from '@ux/protocol';
 import { createLocalSpawner } from '@ux/spawn';
-import { tempDir } from '@ux/test-utils';
+import { tempDir, warmUpSpawner } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ux.js');
@@ -138,18 +138,8 @@ function matchOf(text: string, pattern: RegExp): { index: number; length: number
 
 const spawner = createLocalSpawner();
 
-/** Starts the host reaper before a leak-check baseline is taken. */
-export async function warmUpSpawner(): Promise<void> {
-  await (
-    await spawner.spawn({
-      argv: ['true'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      stdin: 'closed',
-    })
-  ).closed;
-}
+/** Starts this file's host reaper before a leak-check baseline is taken. */
+export const warmUpTerminalSpawner = () => warmUpSpawner(spawner);
 
 export async function startUxInTerminal(args: string[], home: UxHome): Promise<TerminalSession> {
   // A failed assertion must not leave ux running in its terminal.

@@ -11,10 +11,10 @@ import {
   runUx,
   startUxInTerminal,
   uniqueMarker,
-  warmUpSpawner,
+  warmUpTerminalSpawner,
 } from './cli-harness.js';
 
-beforeAll(warmUpSpawner);
+beforeAll(warmUpTerminalSpawner);
 useLeakCheck();
 
 /** /tmp is writable in workspace-write by default; these tests need "outside" to be outside. */

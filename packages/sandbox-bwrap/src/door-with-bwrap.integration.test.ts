@@ -17,7 +17,7 @@ import {
   type UxEvent,
 } from '@ux/protocol';
 import { createLocalSpawner } from '@ux/spawn';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { createUnifiedExec } from '@ux/unified-exec';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';
@@ -28,15 +28,7 @@ let root: string;
 
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'ux-door-bwrap-')));
-  await (
-    await local.spawn({
-      argv: ['true'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      stdin: 'closed',
-    })
-  ).closed;
+  await warmUpSpawner(local);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 useLeakCheck();

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { type EffectivePolicy, effectivePolicyFromSandboxPolicy } from '@ux/protocol';
 import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
 import { createLocalSpawner } from '@ux/spawn';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';
 
@@ -66,8 +66,7 @@ beforeAll(async () => {
     probe,
     fileURLToPath(new URL('./fixtures/escape-probe.c', import.meta.url)),
   ]);
-  const warm = await spawner.spawn({ argv: ['true'], cwd: '/', env: { PATH }, tty: false, stdin: 'closed' });
-  await warm.closed;
+  await warmUpSpawner(spawner);
 }, 60_000);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { waitForEarlyExit } from './early-exit.js';
 import { createLocalSpawner } from './local-spawner.js';
@@ -8,7 +8,7 @@ const spawner = createLocalSpawner();
 const env = { PATH: '/usr/bin:/bin' };
 
 beforeAll(async () => {
-  await (await spawner.spawn({ argv: ['true'], cwd: '/', env, tty: false, stdin: 'closed' })).closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

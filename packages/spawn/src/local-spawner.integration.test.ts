@@ -8,7 +8,7 @@ import {
   UxError,
 } from '@ux/protocol';
 import { runToEnd, waitForImage, waitForOutput } from '@ux/protocol/testing';
-import { tempDir, useLeakCheck } from '@ux/test-utils';
+import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
@@ -17,8 +17,7 @@ const spawner = createLocalSpawner();
 const PATH = '/usr/local/bin:/usr/bin:/bin';
 
 beforeAll(async () => {
-  const child = await spawner.spawn({ argv: ['true'], cwd: '/', env: { PATH }, tty: false, stdin: 'closed' });
-  await child.closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

@@ -1,7 +1,7 @@
 // What an exec-server needs from a local pipe process: the stream each chunk came from, and
 // back-pressure (a paused process blocks once its pipe is full, and loses nothing).
 import { runToEnd } from '@ux/protocol/testing';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';
 
@@ -11,8 +11,7 @@ const PATH = '/usr/local/bin:/usr/bin:/bin';
 // The host reaper starts with the first child and lives as long as this process: start it before
 // the leak check's baseline.
 beforeAll(async () => {
-  await (await spawner.spawn({ argv: ['true'], cwd: '/', env: { PATH }, tty: false, stdin: 'closed' }))
-    .closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

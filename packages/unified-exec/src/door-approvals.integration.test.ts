@@ -4,20 +4,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalPolicy, SandboxPolicy } from '@ux/protocol';
 import { createSandboxRegistry } from '@ux/protocol';
-import { createUnshareTestSandbox, tempDir, useLeakCheck } from '@ux/test-utils';
+import { createUnshareTestSandbox, tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDoor, ofType, parseReceipt, scriptedReviewer, spawner } from './test-support.js';
 
 beforeAll(async () => {
-  await (
-    await spawner.spawn({
-      argv: ['true'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      stdin: 'closed',
-    })
-  ).closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

@@ -1,20 +1,12 @@
 // Spec §11.2 unit cases, pruning, pause, bad input and the standalone shell tool, with real processes.
 import { planTools } from '@ux/features';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_UNIFIED_EXEC_PROCESSES } from './process-store.js';
 import { eventually, makeDoor, ofType, parseReceipt, sleep, spawner } from './test-support.js';
 
 beforeAll(async () => {
-  await (
-    await spawner.spawn({
-      argv: ['true'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      stdin: 'closed',
-    })
-  ).closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

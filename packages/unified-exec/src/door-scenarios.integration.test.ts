@@ -2,20 +2,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, waitUntilDead } from '@ux/protocol/testing';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deltaText, eventually, makeDoor, ofType, parseReceipt, sleep, spawner } from './test-support.js';
 
 beforeAll(async () => {
-  await (
-    await spawner.spawn({
-      argv: ['true'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      stdin: 'closed',
-    })
-  ).closed;
+  await warmUpSpawner(spawner);
 });
 useLeakCheck();
 

@@ -1,3 +1,4 @@
 export { expectNoLeaks, type ProcessSnapshot, snapshotProcess, useLeakCheck } from './leak-check.js';
 export { tempDir } from './temp-dir.js';
 export { createUnshareTestSandbox } from './unshare-test-sandbox.js';
+export { warmUpSpawner } from './warm-up-spawner.js';
