@@ -4,16 +4,9 @@ import {
   type ApprovalRequest,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
-  type ReviewDecisionType,
   type Reviewer,
 } from '@ux/protocol';
-
-const CHOICES: { value: string; title: string; decision: ReviewDecisionType }[] = [
-  { value: 'approve', title: 'Approve once', decision: 'approved' },
-  { value: 'approve_for_session', title: 'Approve for this session', decision: 'approved_for_session' },
-  { value: 'deny', title: 'Deny', decision: 'denied' },
-  { value: 'abort', title: 'Abort (stop waiting for this command)', decision: 'abort' },
-];
+import { approvalChoices } from './approval-choices.js';
 
 /**
  * Asks the MCP client's user through an elicitation request. Declining denies; cancelling or a client
@@ -24,15 +17,7 @@ export function createElicitationReviewer(server: Server, log: (text: string) =>
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'mcp-elicitation',
     async review(request: ApprovalRequest, { signal }): Promise<ReviewDecision> {
-      const choices = CHOICES.filter((choice) => request.available_decisions.includes(choice.decision));
-      const prefix = request.proposed_execpolicy_amendment;
-      if (prefix && request.available_decisions.includes('approved_execpolicy_amendment')) {
-        choices.splice(2, 0, {
-          value: 'approve_prefix',
-          title: `Always allow commands starting with: ${shlexJoin(prefix)}`,
-          decision: 'approved_execpolicy_amendment',
-        });
-      }
+      const choices = approvalChoices(request);
       try {
         const result = await server.elicitInput(
           {
@@ -61,9 +46,7 @@ export function createElicitationReviewer(server: Server, log: (text: string) =>
         if (result.action === 'decline') return { type: 'denied' };
         if (result.action === 'cancel') return { type: 'abort' };
         const chosen = choices.find((choice) => choice.value === result.content?.decision);
-        if (chosen?.decision === 'approved_execpolicy_amendment')
-          return { type: chosen.decision, amendment: [...prefix!] };
-        return chosen ? ({ type: chosen.decision } as ReviewDecision) : { type: 'denied' };
+        return chosen ? chosen.decision : { type: 'denied' };
       } catch (error) {
         if (signal.aborted) return { type: 'abort' };
         log(

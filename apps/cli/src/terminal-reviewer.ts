@@ -3,17 +3,10 @@ import {
   type ApprovalRequest,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
-  type ReviewDecisionType,
   type Reviewer,
 } from '@ux/protocol';
+import { approvalChoices } from './approval-choices.js';
 import type { Terminal } from './terminal.js';
-
-const CHOICES: { key: string; words: string[]; label: string; decision: ReviewDecisionType }[] = [
-  { key: 'y', words: ['yes', 'approve'], label: 'approve once', decision: 'approved' },
-  { key: 'a', words: ['session'], label: 'approve for this session', decision: 'approved_for_session' },
-  { key: 'n', words: ['no', 'deny'], label: 'deny', decision: 'denied' },
-  { key: 'x', words: ['abort'], label: 'abort (stop waiting for this command)', decision: 'abort' },
-];
 
 /** Asks the person at the terminal; offers only the answers the request allows. */
 export function createTerminalReviewer(terminal: Terminal): Reviewer {
@@ -36,16 +29,7 @@ async function ask(
   signal: AbortSignal,
 ): Promise<ReviewDecision> {
   if (signal.aborted) return { type: 'abort' };
-  const choices = CHOICES.filter((choice) => request.available_decisions.includes(choice.decision));
-  const prefix = request.proposed_execpolicy_amendment;
-  if (prefix && request.available_decisions.includes('approved_execpolicy_amendment')) {
-    choices.splice(2, 0, {
-      key: 'p',
-      words: ['prefix', 'always'],
-      label: `always allow \`${shlexJoin(prefix)} …\``,
-      decision: 'approved_execpolicy_amendment',
-    });
-  }
+  const choices = approvalChoices(request);
   terminal.write(
     [
       '',
@@ -67,9 +51,7 @@ async function ask(
     if (line === null) return signal.aborted ? { type: 'abort' } : { type: 'denied' };
     const word = line.trim().toLowerCase();
     const choice = choices.find((c) => c.key === word || c.words.includes(word));
-    if (choice?.decision === 'approved_execpolicy_amendment')
-      return { type: choice.decision, amendment: [...prefix!] };
-    if (choice) return { type: choice.decision } as ReviewDecision;
+    if (choice) return choice.decision;
     terminal.write(`  answer ${choices.map((c) => c.key).join(', ')}\n`);
   }
 }

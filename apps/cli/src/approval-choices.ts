@@ -1,0 +1,70 @@
+import { shlexJoin } from '@ux/orchestrator';
+import type { ApprovalRequest, ReviewDecision, ReviewDecisionType } from '@ux/protocol';
+
+/** One answer a person may give, as each front end names it. */
+export interface ApprovalChoice {
+  /** The terminal's key and the other words it accepts. */
+  key: string;
+  words: string[];
+  /** The value of the MCP elicitation's `decision` field. */
+  value: string;
+  /** For the terminal. */
+  label: string;
+  /** For an MCP client. */
+  title: string;
+  decision: ReviewDecision;
+}
+
+const BASIC: (Omit<ApprovalChoice, 'decision'> & { type: ReviewDecisionType })[] = [
+  {
+    key: 'y',
+    words: ['yes', 'approve'],
+    value: 'approve',
+    label: 'approve once',
+    title: 'Approve once',
+    type: 'approved',
+  },
+  {
+    key: 'a',
+    words: ['session'],
+    value: 'approve_for_session',
+    label: 'approve for this session',
+    title: 'Approve for this session',
+    type: 'approved_for_session',
+  },
+  { key: 'n', words: ['no', 'deny'], value: 'deny', label: 'deny', title: 'Deny', type: 'denied' },
+  {
+    key: 'x',
+    words: ['abort'],
+    value: 'abort',
+    label: 'abort (stop waiting for this command)',
+    title: 'Abort (stop waiting for this command)',
+    type: 'abort',
+  },
+];
+
+/**
+ * The answers a request allows, in the order they are offered: approve once, for the session, always
+ * for the proposed prefix (when there is one), deny, abort. The terminal and MCP reviewers both ask
+ * from this list.
+ */
+export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
+  const choices: ApprovalChoice[] = BASIC.filter((choice) =>
+    request.available_decisions.includes(choice.type),
+  ).map(({ type, ...rest }) => ({ ...rest, decision: { type } as ReviewDecision }));
+  const prefix = request.proposed_execpolicy_amendment;
+  if (prefix && request.available_decisions.includes('approved_execpolicy_amendment')) {
+    const at = choices.findIndex(
+      (choice) => choice.decision.type === 'denied' || choice.decision.type === 'abort',
+    );
+    choices.splice(at < 0 ? choices.length : at, 0, {
+      key: 'p',
+      words: ['prefix', 'always'],
+      value: 'approve_prefix',
+      label: `always allow \`${shlexJoin(prefix)} …\``,
+      title: `Always allow commands starting with: ${shlexJoin(prefix)}`,
+      decision: { type: 'approved_execpolicy_amendment', amendment: [...prefix] },
+    });
+  }
+  return choices;
+}
