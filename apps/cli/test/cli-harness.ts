@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecProcess } from '@ux/protocol';
+import { isAlive } from '@ux/protocol/testing';
 import { createLocalSpawner } from '@ux/spawn';
 import { tempDir, warmUpSpawner } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';
@@ -155,25 +156,6 @@ export async function startUxInTerminal(args: string[], home: UxHome): Promise<T
     stdin: 'pipe',
   });
   return new TerminalSession(child);
-}
-
-/** Whether a process is alive (not a zombie). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Waits for a process to be gone. */
-export async function expectGone(pid: number, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} is still alive`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** Host pids whose command line contains `marker` (a word put into a test's script for this). */
