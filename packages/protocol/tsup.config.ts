@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    core: 'src/core.ts',
     'errors/index': 'src/errors/index.ts',
     'testing/index': 'src/testing/index.ts',
   },

@@ -1,5 +1,5 @@
 import { shlexJoin } from '@ux/orchestrator';
-import type { ApprovalRequest, ReviewDecision, ReviewDecisionType } from '@ux/protocol';
+import type { ApprovalRequest, ReviewDecision, ReviewDecisionType } from '@ux/protocol/core';
 
 /** One answer a person may give, as each front end names it. */
 export interface ApprovalChoice {

@@ -1,4 +1,4 @@
-import type { UxEvent } from '@ux/protocol';
+import type { UxEvent } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import type { Terminal } from './terminal.js';
 

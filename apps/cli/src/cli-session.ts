@@ -8,7 +8,7 @@ import {
   type SessionResolution,
   type ToolPlan,
 } from '@ux/features';
-import type { ApprovalPolicy, SandboxMode, SandboxPolicy } from '@ux/protocol';
+import type { ApprovalPolicy, SandboxMode, SandboxPolicy } from '@ux/protocol/core';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
 

@@ -9,7 +9,7 @@ import {
   type TomlDocument,
   type UserConfig,
 } from '@ux/features';
-import { ConfigError } from '@ux/protocol';
+import { ConfigError } from '@ux/protocol/core';
 
 export interface ConfigPaths {
   /** `$UX_HOME`, default `~/.ux`. */

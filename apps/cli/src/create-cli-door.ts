@@ -7,7 +7,7 @@ import {
   listRuleFiles,
   loadRuleFiles,
 } from '@ux/orchestrator';
-import type { Reviewer, SandboxRegistry } from '@ux/protocol';
+import type { Reviewer, SandboxRegistry } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { type CliSession, sandboxPolicyFor } from './cli-session.js';

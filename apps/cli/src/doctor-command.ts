@@ -1,5 +1,5 @@
 import { createSandboxSelector } from '@ux/orchestrator';
-import { ConfigError, probeSafely, type SandboxProbe, UxError } from '@ux/protocol';
+import { ConfigError, probeSafely, type SandboxProbe, UxError } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';

@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
-import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies } from '@ux/protocol';
+import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies } from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
+import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import { loadCliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
@@ -37,6 +38,7 @@ const HELP_COMMAND = 'ux exec --help';
 const EXEC_SANDBOX_MODES = sandboxModes.filter((mode) => mode !== 'external-sandbox');
 
 export async function execCommand(args: string[], io: Io): Promise<number> {
+  useBaselineWasmCompiler();
   const { values, positionals } = parseOptions(
     args,
     {

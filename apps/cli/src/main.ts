@@ -60,7 +60,7 @@ export async function main(args: string[], io: Io): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (UsageError.isInstance(error)) {
       io.stderr(`ux: ${error.message}\nRun '${error.helpCommand}' for usage.\n`);
       return 2;
     }

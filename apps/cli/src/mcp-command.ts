@@ -12,9 +12,10 @@ import {
   type Reviewer,
   sandboxModes,
   simpleApprovalPolicies,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
+import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import { loadCliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
@@ -42,6 +43,7 @@ const SERVED_TOOLS = ['exec_command', 'write_stdin'];
 const PROGRESS_INTERVAL_MS = 1000;
 
 export async function mcpCommand(args: string[], io: Io): Promise<number> {
+  useBaselineWasmCompiler();
   const { values, positionals } = parseOptions(
     args,
     {

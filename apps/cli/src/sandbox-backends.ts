@@ -5,7 +5,7 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxRegistry,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 export interface ShippedBackendOptions {
   /** Where backends may remember what their probes learned (`$UX_HOME/cache`); default nowhere. */

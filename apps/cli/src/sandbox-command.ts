@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
-import { createSandboxSelector } from '@ux/orchestrator';
+import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
 import {
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
   type FileSystemEntry,
   type LaunchPlan,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { loadCliSession, sandboxPolicyFor } from './cli-session.js';
 import type { Io } from './io.js';
 import { oneOf, parseOptions } from './parse-options.js';

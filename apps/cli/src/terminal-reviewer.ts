@@ -4,7 +4,7 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
 import type { Terminal } from './terminal.js';
 

@@ -1,11 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
 import { main } from './main.js';
 import { Terminal } from './terminal.js';
-
-// The bash grammar is WebAssembly. Optimising it in the background (TurboFan) costs about a second of
-// CPU, and Node waits for that work whenever its event loop is briefly idle, which stalls a short
-// command by the same second. The baseline compiler parses a command line in microseconds.
-setFlagsFromString('--liftoff-only');
 
 let terminal: Terminal | undefined;
 process.exitCode = await main(process.argv.slice(2), {

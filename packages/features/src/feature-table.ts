@@ -1,4 +1,4 @@
-import { didYouMean } from '@ux/protocol';
+import { didYouMean } from '@ux/protocol/core';
 import { type FeatureKey, featureKeys, findFeature } from './feature-registry.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 

@@ -1,4 +1,4 @@
-import { didYouMean } from '@ux/protocol';
+import { didYouMean } from '@ux/protocol/core';
 import { formatKeyPath, type TomlDocument } from './toml-document.js';
 
 /** A `ConfigError` for the first key of `table` that is not in `known`, with close matches. */

@@ -5,7 +5,7 @@ import {
   didYouMean,
   type SandboxMode,
   sandboxModes,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';

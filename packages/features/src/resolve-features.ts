@@ -1,4 +1,4 @@
-import { didYouMean, formatLocation, UxError } from '@ux/protocol';
+import { didYouMean, formatLocation, UxError } from '@ux/protocol/core';
 import {
   type ActiveFeatureKey,
   FEATURE_DEFINITIONS,

@@ -2,9 +2,9 @@ import {
   type ApprovalPolicy,
   type ApprovalPolicyName,
   approvalPolicyName,
-  granularApprovalConfigSchema,
+  granularApprovalConfig,
   type SandboxMode,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { checkRequirements, type Requirements } from './requirements.js';
 import type { Located, ShellEnvironmentPolicy, WorkspaceWriteSettings } from './session-settings.js';
 import type { SourceLocation } from './toml-document.js';
@@ -113,7 +113,7 @@ function pick<T>(
 
 function defaultApprovalPolicy(allowed: readonly ApprovalPolicyName[] | undefined): ApprovalPolicy {
   const name = allowed === undefined || allowed.includes('on-request') ? 'on-request' : allowed[0]!;
-  return name === 'granular' ? { granular: granularApprovalConfigSchema.parse({}) } : name;
+  return name === 'granular' ? { granular: granularApprovalConfig() } : name;
 }
 
 function where(location: SourceLocation): string {

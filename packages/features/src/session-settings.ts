@@ -1,12 +1,13 @@
 import {
   type ApprovalPolicy,
   didYouMean,
-  granularApprovalConfigSchema,
+  granularApprovalConfig,
+  granularPromptKinds,
   isAbsolutePath,
   type SandboxMode,
   sandboxModes,
   simpleApprovalPolicies,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { describe, isTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -64,7 +65,7 @@ const WORKSPACE_WRITE_KEYS = [
   'exclude_slash_tmp',
 ];
 const ENVIRONMENT_KEYS = ['inherit', 'ignore_default_excludes', 'exclude', 'include_only', 'set'];
-const GRANULAR_KEYS = Object.keys(granularApprovalConfigSchema.shape);
+const GRANULAR_KEYS: readonly string[] = granularPromptKinds;
 const BACKEND_ID = /^[a-z][a-z0-9-]*$/;
 
 /**
@@ -209,7 +210,8 @@ function parseApprovalPolicy(document: TomlDocument, path: string[], value: unkn
     const granular = value.granular;
     rejectUnknownKeys(document, [...path, 'granular'], granular, GRANULAR_KEYS);
     for (const key of Object.keys(granular)) boolean(document, [...path, 'granular', key], granular[key]);
-    return { granular: granularApprovalConfigSchema.parse(granular) };
+    // Each key was checked above: a known prompt kind with a boolean value.
+    return { granular: granularApprovalConfig(granular as Record<string, boolean>) };
   }
   throw document.error(
     path,

@@ -1,4 +1,4 @@
-import { ConfigError } from '@ux/protocol';
+import { ConfigError } from '@ux/protocol/core';
 import { getStaticTOMLValue, parseTOML } from 'toml-eslint-parser';
 
 export interface SourceLocation {

@@ -1,4 +1,4 @@
-import { type ExecCommandVariant, isAbsolutePath, type ToolName } from '@ux/protocol';
+import { type ExecCommandVariant, isAbsolutePath, type ToolName } from '@ux/protocol/core';
 import { explainFeatureMode, type ModeFlags, type UnifiedExecMode } from './feature-mode.js';
 
 export interface ToolPlanInput {

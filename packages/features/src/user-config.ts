@@ -1,4 +1,4 @@
-import { didYouMean, isAbsolutePath } from '@ux/protocol';
+import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import {

@@ -8,7 +8,7 @@ import {
   resolveSandboxLayout,
   type SandboxLayout,
   type SandboxPlanRequest,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 /** Readable system roots for policies that read `minimal` only. */
 export const LINUX_MINIMAL_READ_ROOTS = [

@@ -1,4 +1,4 @@
-import type { DenialEvidence, DenialVerdict } from '@ux/protocol';
+import type { DenialEvidence, DenialVerdict } from '@ux/protocol/core';
 
 const SIGSYS_EXIT = 128 + 31;
 const DENIAL_MARKS = [

@@ -11,7 +11,7 @@ import {
   type SandboxBackend,
   type SandboxProbe,
   SandboxUnavailableError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { planBwrap } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';

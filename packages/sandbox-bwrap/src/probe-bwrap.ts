@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { SandboxProbe } from '@ux/protocol';
+import type { SandboxProbe } from '@ux/protocol/core';
 import { LAUNCH_SCRIPT } from './bwrap-plan.js';
 
 export interface BwrapFeatures {

@@ -1,4 +1,4 @@
-import type { DenialEvidence, DenialVerdict } from '@ux/protocol';
+import type { DenialEvidence, DenialVerdict } from '@ux/protocol/core';
 
 /**
  * Recognises what Seatbelt leaves behind: `sandbox-exec:` errors (a profile it refused, or a nested

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { release } from 'node:os';
-import type { SandboxProbe } from '@ux/protocol';
+import type { SandboxProbe } from '@ux/protocol/core';
 import { outerSandboxMarker } from './outer-sandbox.js';
 import { SANDBOX_EXEC_PATH } from './seatbelt-plan.js';
 

@@ -7,7 +7,7 @@ import {
   type SandboxEnforcement,
   type SandboxPlanRequest,
   SandboxUnavailableError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { outerSandboxMarker } from './outer-sandbox.js';
 import { renderSeatbeltProfile } from './seatbelt-profile.js';
 import { seatbeltRules } from './seatbelt-rules.js';

@@ -8,7 +8,7 @@ import {
   resolveEntries,
   resolveSandboxLayout,
   type SandboxPlanRequest,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { macosPath, withPrivatePrefix } from './macos-path.js';
 import { sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
 import { SBPL_STRING_MAX_BYTES, utf8Length } from './sbpl-text.js';

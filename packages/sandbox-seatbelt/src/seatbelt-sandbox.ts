@@ -5,7 +5,7 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
 import { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
 import { planSeatbelt } from './seatbelt-plan.js';

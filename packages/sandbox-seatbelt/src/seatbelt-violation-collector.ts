@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SandboxUnavailableError } from '@ux/protocol';
+import { SandboxUnavailableError } from '@ux/protocol/core';
 import { parseSeatbeltViolation, type SeatbeltViolation } from './seatbelt-violation.js';
 
 /** The part of a child process the collector uses (a `ChildProcess` fits). */

@@ -1,4 +1,4 @@
-import type { DenialEvidence, DenialVerdict } from '@ux/protocol';
+import type { DenialEvidence, DenialVerdict } from '@ux/protocol/core';
 
 const FILE_DENIALS = [
   /access is denied/i,

@@ -1,4 +1,4 @@
-import { SandboxUnavailableError } from '@ux/protocol';
+import { SandboxUnavailableError } from '@ux/protocol/core';
 import type koffiModule from 'koffi';
 import { CONTAINER_INHERIT_ACE, INHERITED_ACE, OBJECT_INHERIT_ACE } from './win32-access.js';
 import { type ResolvedAce, type Win32Api, Win32CallError, type Win32Handle } from './win32-api.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { release } from 'node:os';
-import type { SandboxProbe } from '@ux/protocol';
+import type { SandboxProbe } from '@ux/protocol/core';
 import { loadKoffiWin32Api } from './koffi-win32-api.js';
 import { DISABLE_MAX_PRIVILEGE, EVERYONE_SID, LUA_TOKEN, WRITE_RESTRICTED } from './win32-access.js';
 import type { Win32Api } from './win32-api.js';

@@ -1,5 +1,5 @@
 import { win32 } from 'node:path';
-import type { FsView } from '@ux/protocol';
+import type { FsView } from '@ux/protocol/core';
 
 /**
  * An in-memory `FsView` with Windows semantics, for planner tests on any OS: names compare

@@ -1,4 +1,4 @@
-import { InvalidArgumentsError } from '@ux/protocol';
+import { InvalidArgumentsError } from '@ux/protocol/core';
 
 /**
  * Joins argv into the command line `CreateProcessW` takes, quoted so the Microsoft C runtime's parser

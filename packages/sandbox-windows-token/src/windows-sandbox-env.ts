@@ -1,4 +1,4 @@
-import type { NetworkPolicy } from '@ux/protocol';
+import type { NetworkPolicy } from '@ux/protocol/core';
 
 /** A proxy that refuses every connection: the discard port on loopback. */
 export const DEAD_PROXY = 'http://127.0.0.1:9';

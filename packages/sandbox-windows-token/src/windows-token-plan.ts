@@ -10,7 +10,7 @@ import {
   resolveSandboxLayout,
   type SandboxEnforcement,
   type SandboxPlanRequest,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { capabilitySidFor } from './capability-sid.js';
 import { encodeLaunchSpec, type WindowsTokenLaunchSpec } from './launch-spec.js';
 import {

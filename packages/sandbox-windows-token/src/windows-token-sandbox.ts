@@ -6,7 +6,7 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { classifyWindowsDenial } from './classify-windows-denial.js';
 import {
   nodeWindowsTokenProbeHost,

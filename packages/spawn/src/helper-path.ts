@@ -1,10 +1,16 @@
 import { accessSync, constants } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { SpawnFailedError } from '@ux/protocol';
 
-/** Where the build puts the helper: `native/build/`, one level above both `src/` and `dist/`. */
+/**
+ * Where the build puts the helper: `native/build/` in this package. Found through the package's
+ * name, not this file's location, so that it holds when an application bundles this code (the ux
+ * CLI does); the package resolves itself by name from its own files.
+ */
 export function defaultHelperPath(): string {
-  return fileURLToPath(new URL('../native/build/ux-spawn-helper', import.meta.url));
+  const packageJson = createRequire(import.meta.url).resolve('@ux/spawn/package.json');
+  return join(dirname(packageJson), 'native', 'build', 'ux-spawn-helper');
 }
 
 /** The helper's path, or a clear error saying how to build it. */

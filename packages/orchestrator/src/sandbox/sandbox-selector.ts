@@ -5,7 +5,7 @@ import {
   type SandboxProbe,
   type SandboxRegistry,
   SandboxUnavailableError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 export interface SandboxSelectorSettings {
   sandboxRegistry: SandboxRegistry;

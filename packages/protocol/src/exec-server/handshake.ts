@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { missingField } from './missing-field.js';
 
 export const initializeParamsSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { isBase64 } from './base64.js';
 import { missingField } from './missing-field.js';
 import { sandboxContextSchema } from './sandbox-context.js';

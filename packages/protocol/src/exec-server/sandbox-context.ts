@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * The `sandbox` field of `process/start`. Mind the casing: camelCase outside, snake_case keys and tags

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * The exec-server speaks a JSON-RPC-like dialect: one JSON object per line, no `"jsonrpc"` field on

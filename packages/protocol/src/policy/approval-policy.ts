@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
+import { type GranularPromptKind, simpleApprovalPolicies } from './approval-policy-names.js';
 
 /**
  * Which prompts a granular approval policy may raise. `false` turns that kind of prompt into a
@@ -15,13 +16,8 @@ export const granularApprovalConfigSchema = z.strictObject({
   mcp_elicitations: z.boolean().default(true).describe('May forward MCP elicitations to the user.'),
 });
 export type GranularApprovalConfig = z.output<typeof granularApprovalConfigSchema>;
-
-export const simpleApprovalPolicies = ['untrusted', 'on-failure', 'on-request', 'never'] as const;
-export type SimpleApprovalPolicy = (typeof simpleApprovalPolicies)[number];
-
-/** Every approval policy name, as used by `allowed_approval_policies` in managed requirements. */
-export const approvalPolicyNames = [...simpleApprovalPolicies, 'granular'] as const;
-export type ApprovalPolicyName = (typeof approvalPolicyNames)[number];
+// The zod-free list of prompt kinds (approval-policy-names.ts) must name exactly these keys.
+granularApprovalConfigSchema.shape satisfies Record<GranularPromptKind, unknown>;
 
 /**
  * When the user is asked before a command runs:
@@ -36,7 +32,3 @@ export const approvalPolicySchema = z.union([
   z.strictObject({ granular: granularApprovalConfigSchema }),
 ]);
 export type ApprovalPolicy = z.output<typeof approvalPolicySchema>;
-
-export function approvalPolicyName(policy: ApprovalPolicy): ApprovalPolicyName {
-  return typeof policy === 'string' ? policy : 'granular';
-}

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /** Access to a path. At equal specificity `none` beats `write`, which beats `read`. */
 export const fileSystemAccessSchema = z.enum(['read', 'write', 'none']);
@@ -61,9 +61,4 @@ export type NetworkPolicy = z.output<typeof networkPolicySchema>;
 export interface EffectivePolicy {
   fileSystem: FileSystemPolicy;
   network: NetworkPolicy;
-}
-
-/** Deny-read: a restricted policy with any `none` entry. Then running without a sandbox is never allowed. */
-export function hasDenyRead(policy: FileSystemPolicy): boolean {
-  return policy.kind === 'restricted' && policy.entries.some((entry) => entry.access === 'none');
 }

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { approvalPolicyName, approvalPolicySchema } from './approval-policy.js';
+import { approvalPolicySchema, granularApprovalConfigSchema } from './approval-policy.js';
+import { approvalPolicyName, granularApprovalConfig, granularPromptKinds } from './approval-policy-names.js';
 import { effectivePolicyFromSandboxPolicy } from './effective-policy-from-sandbox-policy.js';
-import { type FileSystemPolicy, hasDenyRead } from './file-system-policy.js';
+import type { FileSystemPolicy } from './file-system-policy.js';
 import { globToRegExp } from './glob-to-regexp.js';
+import { hasDenyRead } from './has-deny-read.js';
 import { resolveAccess } from './resolve-access.js';
 import { sandboxPolicySchema } from './sandbox-policy.js';
 
 describe('approval policy', () => {
+  it('names the same prompt kinds and defaults without zod as the granular schema', () => {
+    expect(Object.keys(granularApprovalConfigSchema.shape)).toEqual([...granularPromptKinds]);
+    expect(granularApprovalConfig()).toEqual(granularApprovalConfigSchema.parse({}));
+    expect(granularApprovalConfig({ rules: false })).toEqual(
+      granularApprovalConfigSchema.parse({ rules: false }),
+    );
+  });
+
   it('accepts the four names and granular with defaults', () => {
     for (const name of ['untrusted', 'on-failure', 'on-request', 'never'] as const) {
       expect(approvalPolicySchema.parse(name)).toBe(name);

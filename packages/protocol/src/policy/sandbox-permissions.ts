@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * What one `exec_command` asks of the sandbox: the default, to run outside it (needs approval under

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { isAbsolutePath } from './absolute-path.js';
 
 const absolutePath = z
@@ -32,12 +32,3 @@ export const sandboxPolicySchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type SandboxPolicy = z.output<typeof sandboxPolicySchema>;
-
-/** The sandbox mode names, as used by `--sandbox` and `allowed_sandbox_modes`. */
-export const sandboxModes = [
-  'read-only',
-  'workspace-write',
-  'danger-full-access',
-  'external-sandbox',
-] as const;
-export type SandboxMode = (typeof sandboxModes)[number];

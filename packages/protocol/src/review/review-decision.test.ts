@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isApproval, reviewDecisionSchema } from './review-decision.js';
+import { isApproval } from './is-approval.js';
+import { reviewDecisionSchema } from './review-decision.js';
 
 describe('review decisions', () => {
   it.each([

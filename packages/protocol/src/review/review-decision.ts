@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /** A proposed change to the network policy for one host, offered with a network approval. */
 export const networkPolicyAmendmentSchema = z.strictObject({
@@ -37,19 +37,3 @@ export const reviewDecisionTypes = [
   'timed_out',
   'abort',
 ] as const satisfies readonly ReviewDecisionType[];
-
-/** Whether a decision lets the command run. */
-export function isApproval(decision: ReviewDecision): boolean {
-  switch (decision.type) {
-    case 'approved':
-    case 'approved_execpolicy_amendment':
-    case 'approved_for_session':
-      return true;
-    case 'network_policy_amendment':
-      return decision.amendment.action === 'allow';
-    case 'denied':
-    case 'timed_out':
-    case 'abort':
-      return false;
-  }
-}

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { additionalPermissionsSchema, sandboxPermissionsValues } from '../policy/sandbox-permissions.js';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /** The structured result of `exec_command` and `write_stdin` (the model reads a text rendering of it). */
 export const execResultSchema = z.object({

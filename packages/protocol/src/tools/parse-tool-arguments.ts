@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/v4';
 import { type ArgumentIssue, InvalidArgumentsError } from '../errors/errors.js';
 import { didYouMean } from '../text/close-matches.js';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /** The standalone one-shot shell tool, offered when the feature plan does not enable unified exec. */
 export const shellCommandArgsSchema = z.strictObject({

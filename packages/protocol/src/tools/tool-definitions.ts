@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { createExecCommandArgsSchema, type ExecCommandVariant } from './exec-command.js';
 import { execResultSchema } from './exec-result.js';
 import { shellCommandArgsSchema } from './shell-command.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_SESSION_ID,

@@ -1,0 +1,112 @@
+// `@ux/protocol/core`: everything of the contract that needs no schema library — errors, policy
+// types and helpers, plugin interfaces, the sandbox registry. Sandbox backends, config readers and
+// a CLI's sandbox path import this entry, so they start without building a single schema.
+// The main entry re-exports all of it.
+export {
+  type ArgumentIssue,
+  ConfigError,
+  formatLocation,
+  InvalidArgumentsError,
+  MissingCommandLineError,
+  RejectedError,
+  type RejectionSource,
+  SandboxDeniedError,
+  SandboxUnavailableError,
+  SpawnFailedError,
+  StdinClosedError,
+  type StdinClosedReason,
+  UnknownPluginError,
+  UnknownProcessIdError,
+} from './errors/errors.js';
+export { markError, UxError, type UxErrorCode } from './errors/ux-error.js';
+export type { Op } from './events/op.js';
+export * from './events/ux-event.js';
+export { decodeBase64, isBase64 } from './exec-server/base64.js';
+export type {
+  EnvPolicy,
+  ExecParams,
+  OutputStream,
+  ReadParams,
+  StartResult,
+} from './exec-server/process-methods.js';
+export type {
+  SandboxContext,
+  WireFileSystemEntry,
+  WirePermissions,
+  WireSandboxType,
+} from './exec-server/sandbox-context.js';
+export { WireErrorCode } from './exec-server/wire-error-codes.js';
+export {
+  type BackendFailure,
+  firstAvailableBackend,
+  probeSafely,
+} from './plugins/first-available-backend.js';
+export * from './plugins/reviewer.js';
+export * from './plugins/sandbox-backend.js';
+export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';
+export { createSandboxRegistry, type SandboxRegistry } from './plugins/sandbox-registry.js';
+export * from './plugins/spawner.js';
+export { isAbsolutePath } from './policy/absolute-path.js';
+export type { ApprovalPolicy, GranularApprovalConfig } from './policy/approval-policy.js';
+export {
+  type ApprovalPolicyName,
+  approvalPolicyName,
+  approvalPolicyNames,
+  type GranularPromptKind,
+  granularApprovalConfig,
+  granularPromptKinds,
+  type SimpleApprovalPolicy,
+  simpleApprovalPolicies,
+} from './policy/approval-policy-names.js';
+export { effectivePolicyFromSandboxPolicy } from './policy/effective-policy-from-sandbox-policy.js';
+export type {
+  EffectivePolicy,
+  FileSystemAccess,
+  FileSystemEntry,
+  FileSystemPath,
+  FileSystemPolicy,
+  NetworkPolicy,
+  SpecialPathName,
+} from './policy/file-system-policy.js';
+export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
+export { globToRegExp } from './policy/glob-to-regexp.js';
+export { hasDenyRead } from './policy/has-deny-read.js';
+export {
+  gitdirTarget,
+  PROTECTED_METADATA_DIRS,
+  type ProtectedPath,
+  type ProtectedPathsOptions,
+  protectedPaths,
+  SHELL_STARTUP_FILES,
+  USER_CONFIG_PATHS,
+} from './policy/protected-paths.js';
+export {
+  type PolicyContext,
+  type ResolvedEntry,
+  resolveAccess,
+  resolveEntries,
+} from './policy/resolve-access.js';
+export {
+  canonicalize,
+  isUnder,
+  resolveSandboxLayout,
+  type SandboxLayout,
+  type WritableRootLayout,
+} from './policy/sandbox-layout.js';
+export { type SandboxMode, sandboxModes } from './policy/sandbox-modes.js';
+export type { AdditionalPermissions, SandboxPermissions } from './policy/sandbox-permissions.js';
+export type { SandboxPolicy } from './policy/sandbox-policy.js';
+export type { ApprovalRequest, NetworkApprovalContext } from './review/approval-request.js';
+export { isApproval } from './review/is-approval.js';
+export type {
+  NetworkPolicyAmendment,
+  ReviewDecision,
+  ReviewDecisionType,
+} from './review/review-decision.js';
+export { closeMatches, didYouMean } from './text/close-matches.js';
+export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
+export type { ExecResult } from './tools/exec-result.js';
+export type { ShellCommandArgs } from './tools/shell-command.js';
+export type { JsonSchema, ToolDefinition, ToolName } from './tools/tool-definitions.js';
+export * from './tools/tool-limits.js';
+export type { WriteStdinArgs } from './tools/write-stdin.js';
