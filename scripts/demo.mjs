@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ux = join(dirname(fileURLToPath(import.meta.url)), '..', 'apps', 'cli', 'dist', 'ux.js');
+const ux = join(dirname(fileURLToPath(import.meta.url)), '..', 'apps', 'cli', 'dist', 'ux.cjs');
 const workspace = mkdtempSync(join(tmpdir(), 'ux-demo-'));
 const uxHome = mkdtempSync(join(tmpdir(), 'ux-demo-home-'));
 const env = { ...process.env, UX_HOME: uxHome };

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 
-const ux = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'dist', 'ux.js');
+const ux = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'dist', 'ux.cjs');
 const cwd = mkdtempSync(join(tmpdir(), 'ux-bench-cli-'));
 const home = mkdtempSync(join(tmpdir(), 'ux-bench-cli-home-'));
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, UX_HOME: home, SHELL: '/bin/bash' };

@@ -8,7 +8,7 @@ import {
   stageLabel,
   type ToolPlan,
 } from '@ux/features';
-import { execCommandToolDefinition } from '@ux/protocol';
+import { execCommandToolDefinition } from '@ux/protocol/core';
 import { safeUserShell } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';

@@ -3,6 +3,13 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { Io } from './io.js';
 import { UsageError } from './usage-error.js';
 
+type FeaturesCommand = typeof import('./features-command.js');
+type ExecCommand = typeof import('./exec-command.js');
+type SandboxCommand = typeof import('./sandbox-command.js');
+type DoctorCommand = typeof import('./doctor-command.js');
+type McpCommand = typeof import('./mcp-command.js');
+type ExecServerCommand = typeof import('./exec-server-command.js');
+
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
 Usage: ux <command> [options]
@@ -43,19 +50,20 @@ export async function main(args: string[], io: Io): Promise<number> {
       case '--version':
         io.stdout(`${packageJson.version}\n`);
         return 0;
-      // Each command loads only what it needs: start-up time is most of a short command's cost.
+      // Each command is its own bundle beside this one (tsup.config.ts), loaded only when asked for:
+      // start-up time is most of a short command's cost.
       case 'features':
-        return (await import('./features-command.js')).featuresCommand(rest, io);
+        return (require('./features-command.cjs') as FeaturesCommand).featuresCommand(rest, io);
       case 'exec':
-        return await (await import('./exec-command.js')).execCommand(rest, io);
+        return await (require('./exec-command.cjs') as ExecCommand).execCommand(rest, io);
       case 'sandbox':
-        return await (await import('./sandbox-command.js')).sandboxCommand(rest, io);
+        return await (require('./sandbox-command.cjs') as SandboxCommand).sandboxCommand(rest, io);
       case 'doctor':
-        return await (await import('./doctor-command.js')).doctorCommand(rest, io);
+        return await (require('./doctor-command.cjs') as DoctorCommand).doctorCommand(rest, io);
       case 'mcp':
-        return await (await import('./mcp-command.js')).mcpCommand(rest, io);
+        return await (require('./mcp-command.cjs') as McpCommand).mcpCommand(rest, io);
       case 'exec-server':
-        return await (await import('./exec-server-command.js')).execServerCommand(rest, io);
+        return await (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(rest, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

@@ -12,7 +12,7 @@ export class UsageError extends Error {
   }
 
   /**
-   * By marker, not `instanceof`: `ux.js` and each command are separate bundles with their own copy
+   * By marker, not `instanceof`: `ux.cjs` and each command are separate bundles with their own copy
    * of this class.
    */
   static isInstance(error: unknown): error is UsageError {

@@ -2,7 +2,9 @@ import { main } from './main.js';
 import { Terminal } from './terminal.js';
 
 let terminal: Terminal | undefined;
-process.exitCode = await main(process.argv.slice(2), {
+// CommonJS, so no top-level await: Node starts a CommonJS entry without its ES module loader,
+// about 8 ms sooner (tsup.config.ts).
+void main(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
@@ -12,4 +14,6 @@ process.exitCode = await main(process.argv.slice(2), {
     terminal ??= new Terminal(process.stdin, process.stdout);
     return terminal;
   },
+}).then((code) => {
+  process.exitCode = code;
 });

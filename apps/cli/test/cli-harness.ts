@@ -10,7 +10,7 @@ import { createLocalSpawner } from '@ux/spawn';
 import { tempDir, warmUpSpawner } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';
 
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ux.js');
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ux.cjs');
 
 export interface UxFiles {
   config?: string;

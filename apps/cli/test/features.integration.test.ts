@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ux.js');
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ux.cjs');
 
 useLeakCheck();
 

@@ -19,6 +19,7 @@ export {
   UnknownProcessIdError,
 } from './errors/errors.js';
 export { markError, UxError, type UxErrorCode } from './errors/ux-error.js';
+export { isOp } from './events/is-op.js';
 export type { Op } from './events/op.js';
 export * from './events/ux-event.js';
 export { decodeBase64, isBase64 } from './exec-server/base64.js';
@@ -98,6 +99,7 @@ export type { AdditionalPermissions, SandboxPermissions } from './policy/sandbox
 export type { SandboxPolicy } from './policy/sandbox-policy.js';
 export type { ApprovalRequest, NetworkApprovalContext } from './review/approval-request.js';
 export { isApproval } from './review/is-approval.js';
+export { isReviewDecision } from './review/is-review-decision.js';
 export type {
   NetworkPolicyAmendment,
   ReviewDecision,
@@ -105,8 +107,23 @@ export type {
 } from './review/review-decision.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
+export { execCommandParameters } from './tools/exec-command-parameters.js';
 export type { ExecResult } from './tools/exec-result.js';
+export type { ParseResult } from './tools/parse-tool-arguments.js';
+export {
+  quickExecCommandArgs,
+  quickShellCommandArgs,
+  quickWriteStdinArgs,
+} from './tools/quick-arguments.js';
 export type { ShellCommandArgs } from './tools/shell-command.js';
-export type { JsonSchema, ToolDefinition, ToolName } from './tools/tool-definitions.js';
+export {
+  type ExecCommandToolOptions,
+  execCommandToolDefinition,
+  type JsonSchema,
+  shellCommandToolDefinition,
+  type ToolDefinition,
+  type ToolName,
+  writeStdinToolDefinition,
+} from './tools/tool-definitions.js';
 export * from './tools/tool-limits.js';
 export type { WriteStdinArgs } from './tools/write-stdin.js';

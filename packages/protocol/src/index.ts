@@ -16,5 +16,5 @@ export * from './tools/exec-command.js';
 export * from './tools/exec-result.js';
 export * from './tools/parse-tool-arguments.js';
 export * from './tools/shell-command.js';
-export * from './tools/tool-definitions.js';
+export { toJsonSchema } from './tools/to-json-schema.js';
 export * from './tools/write-stdin.js';

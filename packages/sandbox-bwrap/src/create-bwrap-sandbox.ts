@@ -34,7 +34,8 @@ export interface BwrapSandboxSettings {
 
 interface HostFiles {
   dir: string;
-  seccomp: { restricted: string; enabled: string };
+  /** The filter file for a network policy, written when first asked for. */
+  seccomp(network: 'restricted' | 'enabled'): string;
   denied: string;
   empty: string;
 }
@@ -92,7 +93,7 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
         ? [cached, undefined]
         : await Promise.all([
             bwrapFeatures(found.path),
-            probeBwrapRun(found.path, files.seccomp.restricted, shell),
+            probeBwrapRun(found.path, files.seccomp('restricted'), shell),
           ]);
       if ('reason' in features)
         return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
@@ -147,7 +148,7 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
       const plan = planBwrap(request, {
         bwrapPath: state.bwrapPath,
         shell: state.shell,
-        seccompFile: state.files.seccomp[request.policy.network],
+        seccompFile: state.files.seccomp(request.policy.network),
         deniedFile: state.files.denied,
         emptyFile: state.files.empty,
         fs: nodeFsView(),
@@ -181,17 +182,22 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
 function writeHostFiles(arch: 'x64' | 'arm64'): HostFiles {
   const dir = mkdtempSync(join(tmpdir(), 'ux-bwrap-'));
   chmodSync(dir, 0o700);
+  // Most hosts only ever use one of the two filters; each costs a millisecond or two to assemble.
+  const written = new Map<string, string>();
   const files: HostFiles = {
     dir,
-    seccomp: {
-      restricted: join(dir, 'seccomp-network-off.bpf'),
-      enabled: join(dir, 'seccomp-network-on.bpf'),
+    seccomp(network) {
+      let path = written.get(network);
+      if (!path) {
+        path = join(dir, network === 'restricted' ? 'seccomp-network-off.bpf' : 'seccomp-network-on.bpf');
+        writeFileSync(path, buildSeccompProgram(arch, network), { mode: 0o600 });
+        written.set(network, path);
+      }
+      return path;
     },
     denied: join(dir, 'denied'),
     empty: join(dir, 'empty'),
   };
-  writeFileSync(files.seccomp.restricted, buildSeccompProgram(arch, 'restricted'), { mode: 0o600 });
-  writeFileSync(files.seccomp.enabled, buildSeccompProgram(arch, 'enabled'), { mode: 0o600 });
   writeFileSync(files.denied, '', { mode: 0o000 });
   chmodSync(files.denied, 0o000);
   writeFileSync(files.empty, '', { mode: 0o444 });

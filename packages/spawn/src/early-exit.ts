@@ -1,4 +1,4 @@
-import type { ExecProcess, ExitStatus } from '@ux/protocol';
+import type { ExecProcess, ExitStatus } from '@ux/protocol/core';
 import type { OutputTracker } from './output-tracker.js';
 import { EARLY_EXIT_GRACE_PERIOD_MS, EARLY_EXIT_OUTPUT_SETTLE_MS } from './spawn-constants.js';
 

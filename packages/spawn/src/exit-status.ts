@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { ExitStatus } from '@ux/protocol';
+import type { ExitStatus } from '@ux/protocol/core';
 
 /** An exit code, or `128 + signal number` for a signal death (SIGINT → 130, SIGKILL → 137). */
 export function exitStatusFrom(

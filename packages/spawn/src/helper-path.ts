@@ -1,16 +1,38 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { SpawnFailedError } from '@ux/protocol';
+import { fileURLToPath } from 'node:url';
+import { SpawnFailedError } from '@ux/protocol/core';
+
+/** Where the build puts the helper: `native/build/` in this package. */
+export function defaultHelperPath(): string {
+  return join(spawnPackageDir(), 'native', 'build', 'ux-spawn-helper');
+}
 
 /**
- * Where the build puts the helper: `native/build/` in this package. Found through the package's
- * name, not this file's location, so that it holds when an application bundles this code (the ux
- * CLI does); the package resolves itself by name from its own files.
+ * This package's directory: one level above this module in its own build and sources; when an
+ * application bundles this code (the ux CLI does), the `node_modules/@ux/spawn` nearest above the
+ * bundle. A few file reads, where `require.resolve` costs milliseconds of a CLI's start-up; the
+ * resolver remains the answer for any other layout.
  */
-export function defaultHelperPath(): string {
-  const packageJson = createRequire(import.meta.url).resolve('@ux/spawn/package.json');
-  return join(dirname(packageJson), 'native', 'build', 'ux-spawn-helper');
+function spawnPackageDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  if (isSpawnPackage(dirname(here))) return dirname(here);
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', '@ux', 'spawn');
+    if (isSpawnPackage(candidate)) return candidate;
+  }
+  return dirname(createRequire(import.meta.url).resolve('@ux/spawn/package.json'));
+}
+
+function isSpawnPackage(dir: string): boolean {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === '@ux/spawn'
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** The helper's path, or a clear error saying how to build it. */

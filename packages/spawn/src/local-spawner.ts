@@ -8,7 +8,7 @@ import {
   type Spawner,
   SpawnFailedError,
   type SpawnRequest,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { checkedHelperPath, defaultHelperPath, helperArgs } from './helper-path.js';
 import { HostReaper } from './host-reaper.js';
 import { inheritableFds } from './inheritable-fds.js';
@@ -44,7 +44,12 @@ export interface LocalSpawner extends Spawner {
  * descriptor beyond stdio, and is killed with its whole group if the host dies.
  */
 export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSpawner {
-  const helperPath = settings.helperPath ?? defaultHelperPath();
+  // Found on first use: resolving the package costs a couple of milliseconds at start-up.
+  let helperPath = settings.helperPath;
+  const helper = () => {
+    helperPath ??= defaultHelperPath();
+    return helperPath;
+  };
   let needsHygiene: boolean | undefined = settings.fdHygiene === 'always' ? true : undefined;
   let native: NodePtyNative | undefined;
   const hygiene = () => {
@@ -55,7 +60,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
   const reaper = new HostReaper((shArgs) =>
     hygiene()
       ? {
-          file: checkedHelperPath(helperPath, ['/bin/sh']),
+          file: checkedHelperPath(helper(), ['/bin/sh']),
           args: helperArgs({ hostPid: 0, program: '/bin/sh', argv0: 'sh', args: shArgs }),
         }
       : { file: '/bin/sh', args: shArgs },
@@ -78,7 +83,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       let terminal: NativeTerminal;
       try {
         terminal = native.fork(
-          checkedHelperPath(helperPath, argv),
+          checkedHelperPath(helper(), argv),
           helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) }),
           Object.entries(env).map(([name, value]) => `${name}=${value}`),
           cwd,
@@ -113,7 +118,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
     }
 
     const viaHelper = hygiene();
-    const file = viaHelper ? checkedHelperPath(helperPath, argv) : program;
+    const file = viaHelper ? checkedHelperPath(helper(), argv) : program;
     const args = viaHelper
       ? helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) })
       : argv.slice(1);

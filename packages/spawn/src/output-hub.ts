@@ -1,4 +1,4 @@
-import type { OutputSource } from '@ux/protocol';
+import type { OutputSource } from '@ux/protocol/core';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import { PENDING_OUTPUT_MAX_BYTES } from './spawn-constants.js';
 

@@ -5,7 +5,7 @@ import {
   type OutputSource,
   StdinClosedError,
   UxError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import { OutputHub } from './output-hub.js';
 import type { ProcessGroup } from './process-group.js';

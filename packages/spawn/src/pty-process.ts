@@ -1,6 +1,11 @@
 import { closeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { type ExecProcess, type ExitStatus, InvalidArgumentsError, type TerminalSize } from '@ux/protocol';
+import {
+  type ExecProcess,
+  type ExitStatus,
+  InvalidArgumentsError,
+  type TerminalSize,
+} from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import type { NativeTerminal, NodePtyNative } from './node-pty-native.js';
 import { OutputHub } from './output-hub.js';

@@ -1,5 +1,5 @@
 import { write } from 'node:fs';
-import { StdinClosedError, UxError } from '@ux/protocol';
+import { StdinClosedError, UxError } from '@ux/protocol/core';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
 
 /**

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { SpawnFailedError } from '@ux/protocol';
+import { SpawnFailedError } from '@ux/protocol/core';
 
 /**
  * Finds the file `argv[0]` names, as execvp would with the child's own PATH, so a missing or

@@ -4,7 +4,7 @@ import {
   type Spawner,
   SpawnFailedError,
   type SpawnRequest,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { decideSpawnKind } from './spawn-kind.js';
 
 /** A spawn request that also says where it runs. */

@@ -1,4 +1,4 @@
-import type { TerminalSize } from '@ux/protocol';
+import type { TerminalSize } from '@ux/protocol/core';
 
 /** Whether a PTY size is something a terminal can have. */
 export function validSize(size: TerminalSize): boolean {

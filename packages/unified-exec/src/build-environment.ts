@@ -1,4 +1,4 @@
-import { globToRegExp } from '@ux/protocol';
+import { globToRegExp } from '@ux/protocol/core';
 
 /**
  * Which of the host's variables a command starts from, before ux pins its own. Names match

@@ -1,4 +1,4 @@
-import type { ExecProcess } from '@ux/protocol';
+import type { ExecProcess } from '@ux/protocol/core';
 import type { OutputTracker } from '@ux/spawn';
 import { CollectedOutput } from './collected-output.js';
 import type { PauseState } from './pause-state.js';

@@ -4,13 +4,13 @@ import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   execCommandToolDefinition,
+  isOp,
   type Op,
-  opSchema,
   shellCommandToolDefinition,
   type ToolDefinition,
   type UxEvent,
   writeStdinToolDefinition,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import type { EnvironmentPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import { execCommand } from './exec-command.js';
@@ -237,12 +237,11 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       await Promise.all(entries.map((entry) => entry.launched.process.closed));
     },
     async handleOp(raw) {
-      const parsed = opSchema.safeParse(raw);
-      if (!parsed.success)
+      if (!isOp(raw))
         throw new TypeError(
           `unknown op ${JSON.stringify(raw)}; expected interrupt, clean_background_terminals or shutdown`,
         );
-      const op: Op = parsed.data;
+      const op: Op = raw;
       if (op.type === 'interrupt') interrupt();
       else if (op.type === 'clean_background_terminals') await cleanBackgroundTerminals();
       else await this.shutdown();

@@ -1,6 +1,6 @@
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
-import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol';
+import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol/core';
 import type { OutputTracker, RoutedSpawnRequest } from '@ux/spawn';
 import type { EnvironmentPolicy } from './build-environment.js';
 import type { OutputStream } from './output-stream.js';

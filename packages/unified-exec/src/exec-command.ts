@@ -1,5 +1,4 @@
 import { shlexJoin } from '@ux/orchestrator';
-import { parseExecCommandArgs } from '@ux/protocol';
 import { collectOutput } from './collect-output.js';
 import type { DoorContext, Entry } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
@@ -7,6 +6,7 @@ import { endOutput, OutputStream } from './output-stream.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
 import { collectedText, newChunkId } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
+import { execCommandArguments } from './tool-arguments.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { execCommandYieldMs } from './yield-time.js';
 
@@ -16,7 +16,7 @@ export async function execCommand(
   raw: unknown,
   context: CallContext,
 ): Promise<ToolResponse> {
-  const parsed = parseExecCommandArgs(raw, door.plan.execCommandVariant);
+  const parsed = await execCommandArguments(raw, door.plan.execCommandVariant);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
   const cwd = resolveWorkdir(door, args.workdir);

@@ -5,7 +5,7 @@ import {
   type OrchestratorRequest,
   shlexJoin,
 } from '@ux/orchestrator';
-import { UxError } from '@ux/protocol';
+import { UxError } from '@ux/protocol/core';
 import { buildEnvironment } from './build-environment.js';
 import type { DoorContext, Launched } from './door-context.js';
 import { launchAttempt } from './launch-attempt.js';

@@ -1,4 +1,4 @@
-import type { ExecProcess } from '@ux/protocol';
+import type { ExecProcess } from '@ux/protocol/core';
 import { HeadTailBuffer, UNIFIED_EXEC_OUTPUT_MAX_BYTES } from '@ux/spawn';
 import { utf8SafeLength } from './utf8-boundary.js';
 

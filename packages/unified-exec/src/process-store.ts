@@ -1,5 +1,3 @@
-import { randomInt } from 'node:crypto';
-
 /** Most processes kept alive at once; starting one more prunes one. */
 export const MAX_UNIFIED_EXEC_PROCESSES = 64;
 /** The most recently used processes that pruning never picks. */
@@ -28,7 +26,9 @@ export class ProcessStore<E extends StoredEntry> {
         ? this.reserved.size === 0
           ? 1000
           : Math.max(...this.reserved) + 1
-        : randomInt(1000, 100_000);
+        : // An identifier to look a process up by, not a secret (every caller of this door may use
+          // every session), so Math.random serves; loading node:crypto cost a short command ~3 ms.
+          1000 + Math.floor(Math.random() * 99_000);
       if (!this.reserved.has(id)) {
         this.reserved.add(id);
         return id;

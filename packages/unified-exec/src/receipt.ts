@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_OUTPUT_TOKENS, type ExitStatus } from '@ux/protocol';
+import { DEFAULT_MAX_OUTPUT_TOKENS, type ExitStatus } from '@ux/protocol/core';
 import type { DoorContext } from './door-context.js';
 import { newChunkId, type ResponseParts, renderResponseText, renderStructured } from './render-response.js';
 import type { ToolResponse } from './tool-response.js';

@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import type { ExecResult } from '@ux/protocol';
+import type { ExecResult } from '@ux/protocol/core';
 import { CollectedOutput } from './collected-output.js';
 
-/** Six random lowercase hex characters. */
+/** Six random lowercase hex characters: a label for one piece of output, not a secret. */
 export function newChunkId(): string {
-  return randomBytes(3).toString('hex');
+  return Math.floor(Math.random() * 0x1000000)
+    .toString(16)
+    .padStart(6, '0');
 }
 
 export interface ResponseParts {

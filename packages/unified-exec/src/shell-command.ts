@@ -1,10 +1,10 @@
-import { parseShellCommandArgs } from '@ux/protocol';
 import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
 import { endOutput, OutputStream } from './output-stream.js';
 import { collectedText } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
+import { shellCommandArguments } from './tool-arguments.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 
 /** How long a one-shot command may run when the call does not say. */
@@ -22,7 +22,7 @@ export async function shellCommand(
   raw: unknown,
   context: CallContext,
 ): Promise<ToolResponse> {
-  const parsed = parseShellCommandArgs(raw);
+  const parsed = await shellCommandArguments(raw);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
   const cwd = resolveWorkdir(door, args.workdir);

@@ -1,4 +1,4 @@
-import type { ExecResult, UxError } from '@ux/protocol';
+import type { ExecResult, UxError } from '@ux/protocol/core';
 
 /** What a tool call returns to the host, which hands `text` to the model. */
 export interface ToolResponse {

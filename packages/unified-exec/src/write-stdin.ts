@@ -1,7 +1,8 @@
-import { parseWriteStdinArgs, StdinClosedError, UxError } from '@ux/protocol';
+import { StdinClosedError, UxError } from '@ux/protocol/core';
 import { collectOutput } from './collect-output.js';
 import type { DoorContext } from './door-context.js';
 import { maxOutputTokens, sessionReceipt } from './receipt.js';
+import { writeStdinArguments } from './tool-arguments.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { writeStdinYieldMs } from './yield-time.js';
 
@@ -18,7 +19,7 @@ export async function writeStdin(
   raw: unknown,
   context: CallContext,
 ): Promise<ToolResponse> {
-  const parsed = parseWriteStdinArgs(raw);
+  const parsed = await writeStdinArguments(raw);
   if (!parsed.success) return failure(`write_stdin failed: ${parsed.error.message}`, parsed.error);
   const args = parsed.data;
   const id = args.session_id;

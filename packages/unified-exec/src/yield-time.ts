@@ -5,7 +5,7 @@ import {
   MIN_EMPTY_YIELD_TIME_MS,
   MIN_YIELD_TIME_MS,
   WRITE_STDIN_DEFAULT_YIELD_TIME_MS,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 

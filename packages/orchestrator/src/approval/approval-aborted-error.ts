@@ -1,4 +1,4 @@
-import { markError, RejectedError, UxError } from '@ux/protocol';
+import { markError, RejectedError, UxError } from '@ux/protocol/core';
 
 const APPROVAL_ABORTED = 'ux.error.approval-aborted';
 

@@ -1,4 +1,4 @@
-import type { AdditionalPermissions, SandboxPermissions } from '@ux/protocol';
+import type { AdditionalPermissions, SandboxPermissions } from '@ux/protocol/core';
 
 /** What an `approved_for_session` answer covers: the same command, in the same place, the same way. */
 export interface ApprovalKeyFields {

@@ -1,4 +1,4 @@
-import type { ReviewDecisionType } from '@ux/protocol';
+import type { ReviewDecisionType } from '@ux/protocol/core';
 
 /**
  * The answers a reviewer may give. Codex offers only approve / save-a-rule / abort; ux also offers

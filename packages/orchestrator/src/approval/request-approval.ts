@@ -1,11 +1,11 @@
 import {
   type ApprovalRequest,
   isApproval,
+  isReviewDecision,
   RejectedError,
   type ReviewDecision,
   type Reviewer,
-  reviewDecisionSchema,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { ApprovalAbortedError } from './approval-aborted-error.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { PermissionHook, PermissionHookDecision, PermissionHookRequest } from './permission-hook.js';
@@ -103,9 +103,8 @@ export async function requestApproval(
 
 /** Why an answer cannot be taken as given, or `undefined` when it can. */
 function invalidAnswer(answer: unknown, request: ApprovalRequest): string | undefined {
-  const parsed = reviewDecisionSchema.safeParse(answer);
-  if (!parsed.success) return `the answer ${JSON.stringify(answer)} is not a review decision`;
-  const decision = parsed.data;
+  if (!isReviewDecision(answer)) return `the answer ${JSON.stringify(answer)} is not a review decision`;
+  const decision = answer;
   if (!request.available_decisions.includes(decision.type)) {
     return `the answer "${decision.type}" was not offered; offered: ${request.available_decisions.join(', ')}`;
   }

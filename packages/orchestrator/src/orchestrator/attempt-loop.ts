@@ -3,7 +3,7 @@ import {
   approvalPolicyName,
   type NetworkApprovalContext,
   SandboxDeniedError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import type { Attempt, AttemptResult, EarlyExit, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
 
 /** The reason shown when asking to rerun a denied command without the sandbox. */

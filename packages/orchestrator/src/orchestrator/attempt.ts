@@ -4,7 +4,7 @@ import type {
   NetworkApprovalContext,
   SandboxBackend,
   SandboxDeniedError,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 /** The sandbox an attempt runs in: the backend to plan with, and the policy it must enforce. */
 export interface SelectedSandbox {

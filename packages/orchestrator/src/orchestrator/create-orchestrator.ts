@@ -15,7 +15,7 @@ import {
   type SandboxPermissions,
   type SandboxPolicy,
   type SandboxRegistry,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
 import { availableDecisions } from '../approval/available-decisions.js';
 import { canonicalCommand } from '../approval/canonical-command.js';

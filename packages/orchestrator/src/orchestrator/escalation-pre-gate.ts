@@ -3,7 +3,7 @@ import {
   approvalPolicyName,
   RejectedError,
   type SandboxPermissions,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 
 /**
  * The handler's check before anything else (§3.2 step 7): asking for more than the default sandbox

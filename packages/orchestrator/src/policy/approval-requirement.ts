@@ -3,7 +3,7 @@ import {
   approvalPolicyName,
   type FileSystemPolicy,
   type SandboxPermissions,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { isDangerousCommand } from '../safety/is-dangerous-command.js';
 import { isKnownSafeCommand } from '../safety/is-known-safe-command.js';
 import type { BashParser } from '../shell/bash-parser.js';

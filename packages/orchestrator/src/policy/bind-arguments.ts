@@ -1,4 +1,4 @@
-import { didYouMean } from '@ux/protocol';
+import { didYouMean } from '@ux/protocol/core';
 import { configError } from './build-prefix-rule.js';
 import type { StarlarkArgument, StarlarkCall } from './parse-starlark-calls.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError, didYouMean } from '@ux/protocol';
+import { ConfigError, didYouMean } from '@ux/protocol/core';
 import { shlexSplit } from '../shell/shlex-split.js';
 import type { Position, StarlarkArgument, StarlarkValue } from './parse-starlark-calls.js';
 import {

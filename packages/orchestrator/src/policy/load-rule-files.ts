@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '@ux/protocol';
+import { ConfigError } from '@ux/protocol/core';
 import { createExecPolicy, type RuleSet } from './exec-policy.js';
 import { parseRulesFile } from './parse-rules-file.js';
 

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { didYouMean } from '@ux/protocol';
+import { didYouMean } from '@ux/protocol/core';
 import { executableName } from '../shell/shell-invocation.js';
 import { bindArguments } from './bind-arguments.js';
 import { buildPrefixRule, configError, PREFIX_RULE_PARAMETERS } from './build-prefix-rule.js';

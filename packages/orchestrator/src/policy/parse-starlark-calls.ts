@@ -1,4 +1,4 @@
-import { ConfigError } from '@ux/protocol';
+import { ConfigError } from '@ux/protocol/core';
 
 /** A 1-based position in a rule file. */
 export interface Position {

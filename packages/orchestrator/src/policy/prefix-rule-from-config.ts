@@ -1,4 +1,4 @@
-import { ConfigError, didYouMean } from '@ux/protocol';
+import { ConfigError, didYouMean } from '@ux/protocol/core';
 import { buildPrefixRule, PREFIX_RULE_PARAMETERS } from './build-prefix-rule.js';
 import type { Position, StarlarkArgument, StarlarkValue } from './parse-starlark-calls.js';
 import type { PrefixRule, RuleSource } from './prefix-rule.js';

@@ -1,4 +1,4 @@
-import type { EffectivePolicy, FileSystemPolicy } from '@ux/protocol';
+import type { EffectivePolicy, FileSystemPolicy } from '@ux/protocol/core';
 
 /**
  * Whether the platform sandbox must wrap a command (Codex's `selectInitial` with preference auto):

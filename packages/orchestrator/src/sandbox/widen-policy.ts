@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { AdditionalPermissions, EffectivePolicy, FileSystemEntry } from '@ux/protocol';
+import type { AdditionalPermissions, EffectivePolicy, FileSystemEntry } from '@ux/protocol/core';
 
 /**
  * The policy with a command's approved `additional_permissions`: extra readable and writable paths

@@ -13,23 +13,25 @@ export const sandboxPermissionsSchema = z.enum(sandboxPermissionsValues);
 export type SandboxPermissions = z.output<typeof sandboxPermissionsSchema>;
 
 /** Extra sandboxed permissions for one command (`sandbox_permissions: "with_additional_permissions"`). */
-export const additionalPermissionsSchema = z.strictObject({
-  network: z
-    .strictObject({
-      enabled: z.boolean().optional().describe('Allow network access for this command.'),
-    })
-    .optional(),
-  file_system: z
-    .strictObject({
-      read: z
-        .array(z.string().min(1))
-        .optional()
-        .describe('Extra paths to read (relative to workdir or absolute).'),
-      write: z
-        .array(z.string().min(1))
-        .optional()
-        .describe('Extra paths to write (relative to workdir or absolute).'),
-    })
-    .optional(),
-});
+export const additionalPermissionsSchema = z.lazy(() =>
+  z.strictObject({
+    network: z
+      .strictObject({
+        enabled: z.boolean().optional().describe('Allow network access for this command.'),
+      })
+      .optional(),
+    file_system: z
+      .strictObject({
+        read: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Extra paths to read (relative to workdir or absolute).'),
+        write: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Extra paths to write (relative to workdir or absolute).'),
+      })
+      .optional(),
+  }),
+);
 export type AdditionalPermissions = z.output<typeof additionalPermissionsSchema>;

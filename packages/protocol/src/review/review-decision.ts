@@ -7,24 +7,27 @@ export const networkPolicyAmendmentSchema = z.strictObject({
 });
 export type NetworkPolicyAmendment = z.output<typeof networkPolicyAmendmentSchema>;
 
+// Built on first use (`z.lazy`): a process that never validates review decisions does not pay for it at start-up.
 /**
  * The answer to an approval request. Approved variants let the command run; `denied` and a network
  * `deny` amendment reject it ("rejected by user"); `abort` rejects it and interrupts the turn;
  * `timed_out` comes only from an automatic reviewer that did not answer in time.
  */
-export const reviewDecisionSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('approved') }),
-  z.strictObject({
-    type: z.literal('approved_execpolicy_amendment'),
-    /** The command prefix to allow from now on (persisted as an exec-policy rule). */
-    amendment: z.array(z.string()).min(1),
-  }),
-  z.strictObject({ type: z.literal('approved_for_session') }),
-  z.strictObject({ type: z.literal('network_policy_amendment'), amendment: networkPolicyAmendmentSchema }),
-  z.strictObject({ type: z.literal('denied') }),
-  z.strictObject({ type: z.literal('timed_out') }),
-  z.strictObject({ type: z.literal('abort') }),
-]);
+export const reviewDecisionSchema = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('approved') }),
+    z.strictObject({
+      type: z.literal('approved_execpolicy_amendment'),
+      /** The command prefix to allow from now on (persisted as an exec-policy rule). */
+      amendment: z.array(z.string()).min(1),
+    }),
+    z.strictObject({ type: z.literal('approved_for_session') }),
+    z.strictObject({ type: z.literal('network_policy_amendment'), amendment: networkPolicyAmendmentSchema }),
+    z.strictObject({ type: z.literal('denied') }),
+    z.strictObject({ type: z.literal('timed_out') }),
+    z.strictObject({ type: z.literal('abort') }),
+  ]),
+);
 export type ReviewDecision = z.output<typeof reviewDecisionSchema>;
 export type ReviewDecisionType = ReviewDecision['type'];
 

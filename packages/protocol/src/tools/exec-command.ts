@@ -1,5 +1,6 @@
 import * as z from 'zod/v4';
 import { additionalPermissionsSchema, sandboxPermissionsValues } from '../policy/sandbox-permissions.js';
+import { execCommandParameters } from './exec-command-parameters.js';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   EXEC_COMMAND_DEFAULT_YIELD_TIME_MS,
@@ -25,7 +26,15 @@ const nonNegativeInteger = (what: string) =>
     .int({ error: `${what} must be a whole number` })
     .min(0, `${what} must not be negative`);
 
-const fields = {
+// Built on first use: building zod schemas costs far more than validating with them, and a process
+// that never validates a call (or only one variant) should not pay for every field at start-up.
+let builtFields: ReturnType<typeof buildFields> | undefined;
+const fields = () => {
+  builtFields ??= buildFields();
+  return builtFields;
+};
+
+const buildFields = () => ({
   cmd: z
     .string()
     .refine((cmd) => cmd.trim() !== '', 'must not be empty or only whitespace')
@@ -61,7 +70,7 @@ const fields = {
   additional_permissions: additionalPermissionsSchema.describe(
     'With with_additional_permissions: the extra network or file-system access this command needs.',
   ),
-};
+});
 
 function sandboxPermissionsField(additional: boolean) {
   const values = additional ? sandboxPermissionsValues : (['use_default', 'require_escalated'] as const);
@@ -95,24 +104,18 @@ export function createExecCommandArgsSchema(variant: ExecCommandVariant = {}) {
   return schema;
 }
 
-function buildExecCommandArgsSchema(variant: ExecCommandVariant) {
-  const shape = {
-    cmd: fields.cmd,
-    workdir: fields.workdir.optional(),
-    ...(variant.shell === false ? {} : { shell: fields.shell.optional() }),
-    tty: fields.tty.optional(),
-    ...(variant.login === false ? {} : { login: fields.login.optional() }),
-    yield_time_ms: fields.yield_time_ms.optional(),
-    max_output_tokens: fields.max_output_tokens.optional(),
-    ...(variant.environmentId ? { environment_id: fields.environment_id.optional() } : {}),
-    sandbox_permissions: sandboxPermissionsField(variant.additionalPermissions === true).optional(),
-    justification: fields.justification.optional(),
-    prefix_rule: fields.prefix_rule.optional(),
-    ...(variant.additionalPermissions
-      ? { additional_permissions: fields.additional_permissions.optional() }
-      : {}),
+function buildExecCommandArgsSchema(variant: ExecCommandVariant): z.ZodType<ExecCommandArgs> {
+  const field: Record<string, z.ZodType> = {
+    ...fields(),
+    sandbox_permissions: sandboxPermissionsField(variant.additionalPermissions === true),
   };
-  return z.strictObject(shape).superRefine((args, context) => {
+  const shape = Object.fromEntries(
+    execCommandParameters(variant).map((name) => [
+      name,
+      name === 'cmd' ? field.cmd : (field[name] as z.ZodType).optional(),
+    ]),
+  );
+  const schema = z.strictObject(shape).superRefine((args, context) => {
     const record = args as Record<string, unknown>;
     const wantsAdditional = record.sandbox_permissions === 'with_additional_permissions';
     if (record.additional_permissions !== undefined && !wantsAdditional) {
@@ -130,15 +133,20 @@ function buildExecCommandArgsSchema(variant: ExecCommandVariant) {
       });
     }
   });
+  // The shape is built from the parameter list, so its static type is a record; ExecCommandArgs is
+  // what it accepts.
+  return schema as unknown as z.ZodType<ExecCommandArgs>;
 }
 
 /** Every parameter the door understands. */
-export const execCommandArgsSchema = createExecCommandArgsSchema({
-  shell: true,
-  login: true,
-  environmentId: true,
-  additionalPermissions: true,
-});
+export const execCommandArgsSchema = z.lazy(() =>
+  createExecCommandArgsSchema({
+    shell: true,
+    login: true,
+    environmentId: true,
+    additionalPermissions: true,
+  }),
+);
 
 /** Arguments of `exec_command`, all optional parameters included. */
 export interface ExecCommandArgs {

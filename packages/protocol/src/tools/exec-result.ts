@@ -1,12 +1,18 @@
 import * as z from 'zod/v4';
 
+// Built on first use (`z.lazy`): a process that never validates results does not pay for it at start-up.
 /** The structured result of `exec_command` and `write_stdin` (the model reads a text rendering of it). */
-export const execResultSchema = z.object({
-  chunk_id: z.string().optional().describe('Six lowercase hex characters identifying this piece of output.'),
-  wall_time_seconds: z.number().describe('Time spent waiting in this call.'),
-  exit_code: z.number().int().optional().describe('Present once the process has exited.'),
-  session_id: z.number().int().optional().describe('Present while the process is still running.'),
-  original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
-  output: z.string(),
-});
+export const execResultSchema = z.lazy(() =>
+  z.object({
+    chunk_id: z
+      .string()
+      .optional()
+      .describe('Six lowercase hex characters identifying this piece of output.'),
+    wall_time_seconds: z.number().describe('Time spent waiting in this call.'),
+    exit_code: z.number().int().optional().describe('Present once the process has exited.'),
+    session_id: z.number().int().optional().describe('Present while the process is still running.'),
+    original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
+    output: z.string(),
+  }),
+);
 export type ExecResult = z.output<typeof execResultSchema>;

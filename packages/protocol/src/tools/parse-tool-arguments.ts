@@ -43,11 +43,7 @@ export function parseExecCommandArgs(
   raw: unknown,
   variant?: ExecCommandVariant,
 ): ParseResult<ExecCommandArgs> {
-  return parseToolArguments(
-    'exec_command',
-    createExecCommandArgsSchema(variant) as z.ZodType<ExecCommandArgs>,
-    raw,
-  );
+  return parseToolArguments('exec_command', createExecCommandArgsSchema(variant), raw);
 }
 
 export function parseWriteStdinArgs(raw: unknown): ParseResult<WriteStdinArgs> {
@@ -144,10 +140,14 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 
 function unwrap(node: unknown): unknown {
   let current = node as
-    | { def?: { type?: string; innerType?: unknown; in?: unknown; schema?: unknown } }
+    | { def?: { type?: string; innerType?: unknown; in?: unknown; getter?: () => unknown } }
     | undefined;
-  while (current?.def && ['optional', 'default', 'pipe', 'nullable'].includes(current.def.type ?? '')) {
-    current = (current.def.innerType ?? current.def.in) as typeof current;
+  while (
+    current?.def &&
+    ['optional', 'default', 'pipe', 'nullable', 'lazy'].includes(current.def.type ?? '')
+  ) {
+    const { def } = current;
+    current = (def.type === 'lazy' ? def.getter?.() : (def.innerType ?? def.in)) as typeof current;
   }
   return current;
 }

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { createExecCommandArgsSchema } from './exec-command.js';
+import { execResultSchema } from './exec-result.js';
+import { shellCommandArgsSchema } from './shell-command.js';
+import { toJsonSchema } from './to-json-schema.js';
 import {
   execCommandToolDefinition,
   shellCommandToolDefinition,
   writeStdinToolDefinition,
 } from './tool-definitions.js';
+import { writeStdinArgsSchema } from './write-stdin.js';
 
 type Schema = {
   properties: Record<string, { description?: string; enum?: string[]; type?: string }>;
@@ -99,5 +104,44 @@ describe('tool definitions', () => {
         timeout_ms: { type: 'integer' },
       },
     });
+  });
+});
+
+describe('the generated JSON Schemas (tool-json-schemas.ts)', () => {
+  const stale = 'stale: run `pnpm --filter @ux/protocol generate`';
+  const flags = [false, true];
+  const variants = flags.flatMap((shell) =>
+    flags.flatMap((login) =>
+      flags.flatMap((environmentId) =>
+        flags.map((additionalPermissions) => ({ shell, login, environmentId, additionalPermissions })),
+      ),
+    ),
+  );
+
+  it.each(variants)('match the zod schema of exec_command for %j, byte for byte', (variant) => {
+    const generated = execCommandToolDefinition(variant);
+    expect(JSON.stringify(generated.parameters), stale).toBe(
+      JSON.stringify(toJsonSchema(createExecCommandArgsSchema(variant), 'input')),
+    );
+    expect(JSON.stringify(generated.outputSchema), stale).toBe(
+      JSON.stringify(toJsonSchema(execResultSchema, 'output')),
+    );
+  });
+
+  it('match the zod schemas of write_stdin and shell_command', () => {
+    expect(JSON.stringify(writeStdinToolDefinition().parameters), stale).toBe(
+      JSON.stringify(toJsonSchema(writeStdinArgsSchema, 'input')),
+    );
+    expect(JSON.stringify(shellCommandToolDefinition().parameters), stale).toBe(
+      JSON.stringify(toJsonSchema(shellCommandArgsSchema, 'input')),
+    );
+  });
+
+  it('hand out a fresh copy on every call', () => {
+    const first = execCommandToolDefinition();
+    (first.parameters.properties as Record<string, unknown>).cmd = 'changed';
+    expect((execCommandToolDefinition().parameters.properties as Record<string, unknown>).cmd).not.toBe(
+      'changed',
+    );
   });
 });

@@ -1,8 +1,6 @@
-import * as z from 'zod/v4';
-import { createExecCommandArgsSchema, type ExecCommandVariant } from './exec-command.js';
-import { execResultSchema } from './exec-result.js';
-import { shellCommandArgsSchema } from './shell-command.js';
-import { writeStdinArgsSchema } from './write-stdin.js';
+import type { ExecCommandVariant } from './exec-command.js';
+import { execCommandParameters } from './exec-command-parameters.js';
+import { TOOL_JSON_SCHEMAS } from './tool-json-schemas.js';
 
 /** A JSON Schema object as handed to a model. */
 export type JsonSchema = Record<string, unknown>;
@@ -25,14 +23,32 @@ export interface ExecCommandToolOptions extends ExecCommandVariant {
 const WINDOWS_NOTES =
   ' On Windows the default shell is PowerShell: join commands with `;`, quote paths that contain spaces, and never delete outside the working directory.';
 
+// The JSON Schemas come from the zod schemas, generated ahead of time (tool-json-schemas.ts): a host
+// lists its tools without loading a schema library, and tool-definitions.test.ts fails when the
+// generated file no longer matches the zod schemas.
+
 export function execCommandToolDefinition(options: ExecCommandToolOptions = {}): ToolDefinition {
+  const { execCommand } = TOOL_JSON_SCHEMAS;
+  const properties = Object.fromEntries(
+    execCommandParameters(options).map((name) => [
+      name,
+      name === 'sandbox_permissions' && !options.additionalPermissions
+        ? execCommand.sandboxPermissionsWithoutAdditional
+        : execCommand.properties[name as keyof typeof execCommand.properties],
+    ]),
+  );
   return {
     name: 'exec_command',
     description: `Run a shell command. Returns its output once it exits, or, if it is still running after yield_time_ms, a session ID to pass to write_stdin to send input or read more output.${
       options.platform === 'win32' ? WINDOWS_NOTES : ''
     }`,
-    parameters: toJsonSchema(createExecCommandArgsSchema(options), 'input'),
-    outputSchema: toJsonSchema(execResultSchema, 'output'),
+    parameters: structuredClone({
+      type: 'object',
+      properties,
+      required: ['cmd'],
+      additionalProperties: false,
+    }),
+    outputSchema: structuredClone(TOOL_JSON_SCHEMAS.execResult),
   };
 }
 
@@ -41,8 +57,8 @@ export function writeStdinToolDefinition(): ToolDefinition {
     name: 'write_stdin',
     description:
       'Write characters to a running exec_command session and return its recent output. Empty chars only polls for output.',
-    parameters: toJsonSchema(writeStdinArgsSchema, 'input'),
-    outputSchema: toJsonSchema(execResultSchema, 'output'),
+    parameters: structuredClone(TOOL_JSON_SCHEMAS.writeStdin),
+    outputSchema: structuredClone(TOOL_JSON_SCHEMAS.execResult),
   };
 }
 
@@ -50,28 +66,6 @@ export function shellCommandToolDefinition(): ToolDefinition {
   return {
     name: 'shell_command',
     description: 'Run a shell command to completion and return its exit code and output.',
-    parameters: toJsonSchema(shellCommandArgsSchema, 'input'),
+    parameters: structuredClone(TOOL_JSON_SCHEMAS.shellCommand),
   };
-}
-
-/**
- * JSON Schema from a zod schema, without the `$schema` marker and the implicit safe-integer bounds that
- * only add noise to a model's context.
- */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  delete generated.$schema;
-  return stripSafeIntegerBounds(generated) as JsonSchema;
-}
-
-function stripSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(stripSafeIntegerBounds);
-  if (typeof node !== 'object' || node === null) return node;
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
-    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
-    result[key] = stripSafeIntegerBounds(value);
-  }
-  return result;
 }
