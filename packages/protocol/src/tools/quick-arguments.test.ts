@@ -4,6 +4,7 @@ import { opSchema } from '../events/op.js';
 import { isReviewDecision } from '../review/is-review-decision.js';
 import { reviewDecisionSchema } from '../review/review-decision.js';
 import type { ExecCommandVariant } from './exec-command.js';
+import { execCommandParameters } from './exec-command-parameters.js';
 import { parseExecCommandArgs, parseShellCommandArgs, parseWriteStdinArgs } from './parse-tool-arguments.js';
 import { quickExecCommandArgs, quickShellCommandArgs, quickWriteStdinArgs } from './quick-arguments.js';
 
@@ -98,20 +99,12 @@ function expectSound<T>(
   return true;
 }
 
-const EXEC_KEYS = [
-  'cmd',
-  'workdir',
-  'shell',
-  'tty',
-  'login',
-  'yield_time_ms',
-  'max_output_tokens',
-  'environment_id',
-  'sandbox_permissions',
-  'justification',
-  'prefix_rule',
-  'additional_permissions',
-];
+const EXEC_KEYS = execCommandParameters({
+  shell: true,
+  login: true,
+  environmentId: true,
+  additionalPermissions: true,
+});
 
 describe('quick argument checks', () => {
   const variants: ExecCommandVariant[] = [
