@@ -15,6 +15,7 @@ import { defineConfig, type Options } from 'tsup';
 //   external and are loaded from node_modules; the CLI declares them itself, at the versions of the
 //   ux packages that use them (checked below). So do the macOS and Windows backends: a Linux host
 //   never parses their code.
+
 // Commands whose code reaches the zod schemas of `@ux/protocol` only through `import()` (a call the
 // quick checks cannot accept): for them the protocol's main entry stays out of the bundle and is loaded
 // from its package when needed, so these start without a schema library. A static import of it in
@@ -44,7 +45,7 @@ const shared: Options = {
   target: 'node20',
   sourcemap: true,
   splitting: false,
-  // Parsing is a third of `ux exec`'s own start-up; names stay, and the source maps map lines back.
+  // Less to parse at every start; names stay, and the source maps map lines back.
   minifyWhitespace: true,
   minifySyntax: true,
   // Every ux package but the macOS and Windows backends, loaded from their packages on their
