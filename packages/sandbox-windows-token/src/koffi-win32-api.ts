@@ -142,6 +142,18 @@ function bindWin32Api(koffi: Koffi): Win32Api {
     }
     return undefined;
   };
+  /** Replaces an object's DACL. */
+  const setDacl = (path: string, dacl: Pointer | undefined) =>
+    checkCode(
+      'SetNamedSecurityInfoW',
+      path,
+      SE_FILE_OBJECT,
+      DACL_SECURITY_INFORMATION,
+      null,
+      null,
+      dacl,
+      null,
+    );
   /** Runs `body` with an object's DACL (owned by a security descriptor freed afterwards). */
   const withDacl = <T>(path: string, body: (dacl: bigint) => T): T => {
     const dacl: Pointer[] = [null];
@@ -266,16 +278,7 @@ function bindWin32Api(koffi: Koffi): Win32Api {
           );
           checkCode('SetEntriesInAclW', 1, [entry], dacl, out);
           try {
-            checkCode(
-              'SetNamedSecurityInfoW',
-              ace.path,
-              SE_FILE_OBJECT,
-              DACL_SECURITY_INFORMATION,
-              null,
-              null,
-              out[0],
-              null,
-            );
+            setDacl(ace.path, out[0]);
           } finally {
             free(out[0]!);
           }
@@ -288,16 +291,7 @@ function bindWin32Api(koffi: Koffi): Win32Api {
           const index = findAce(dacl, ace, sid!, true);
           if (index === -1) return;
           check('DeleteAce', dacl, index);
-          checkCode(
-            'SetNamedSecurityInfoW',
-            ace.path,
-            SE_FILE_OBJECT,
-            DACL_SECURITY_INFORMATION,
-            null,
-            null,
-            dacl,
-            null,
-          );
+          setDacl(ace.path, dacl);
         }),
       );
     },

@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs';
 import { describeConformance, spawnerConformanceChecks } from '@ux/protocol/testing';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, expect, it } from 'vitest';
 import { inheritableFds } from './inheritable-fds.js';
 import { createLocalSpawner } from './local-spawner.js';
@@ -10,16 +10,7 @@ import { createLocalSpawner } from './local-spawner.js';
 for (const fd of inheritableFds() ?? []) closeSync(fd);
 const spawner = createLocalSpawner();
 
-beforeAll(async () => {
-  const child = await spawner.spawn({
-    argv: ['true'],
-    cwd: '/',
-    env: { PATH: '/usr/bin:/bin' },
-    tty: false,
-    stdin: 'closed',
-  });
-  await child.closed;
-});
+beforeAll(() => warmUpSpawner(spawner));
 useLeakCheck();
 
 it('starts pipe children directly when nothing would leak', () => {

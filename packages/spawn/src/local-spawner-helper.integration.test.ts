@@ -1,22 +1,13 @@
 import { describeConformance, spawnerConformanceChecks } from '@ux/protocol/testing';
-import { useLeakCheck } from '@ux/test-utils';
+import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, expect, it } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';
 
 // Every child through the helper: the path a host with inherited descriptors (and every PTY) takes.
 const spawner = createLocalSpawner({ fdHygiene: 'always' });
 
-beforeAll(async () => {
-  // Start the host reaper before the leak check's baseline: it lives as long as the host, by design.
-  const child = await spawner.spawn({
-    argv: ['true'],
-    cwd: '/',
-    env: { PATH: '/usr/bin:/bin' },
-    tty: false,
-    stdin: 'closed',
-  });
-  await child.closed;
-});
+// Start the host reaper before the leak check's baseline: it lives as long as the host, by design.
+beforeAll(() => warmUpSpawner(spawner));
 useLeakCheck();
 
 it('routes pipe children through the helper', () => {

@@ -1,5 +1,6 @@
 import { HeadTailBuffer } from '@ux/spawn';
 import { APPROX_BYTES_PER_TOKEN, formattedTruncate } from './truncate-output.js';
+import { utf8BoundaryAtOrAfter, utf8BoundaryAtOrBefore } from './utf8-boundary.js';
 
 /** What one call keeps of the output it collects: all of it up to 2 MiB, beyond that head and tail. */
 export const COLLECTED_KEEP_BYTES = 2 * 1024 * 1024;
@@ -61,24 +62,10 @@ export class CollectedOutput {
   private assemble(headBytes: number, tailBytes: number, omittedBytes?: number, cutTokens?: number): string {
     const all = this.kept.snapshot();
     const half = COLLECTED_KEEP_BYTES / 2;
-    const head = all.subarray(0, boundaryBefore(all, Math.min(headBytes, half)));
+    const head = all.subarray(0, utf8BoundaryAtOrBefore(all, Math.min(headBytes, half)));
     const tailFrom = all.length - Math.min(tailBytes, all.length - half);
-    const tail = all.subarray(boundaryAfter(all, tailFrom));
+    const tail = all.subarray(utf8BoundaryAtOrAfter(all, tailFrom));
     const tokens = cutTokens ?? Math.ceil((omittedBytes ?? 0) / APPROX_BYTES_PER_TOKEN);
     return `${decoder().decode(head)}…${tokens} tokens truncated…${decoder().decode(tail)}`;
   }
-}
-
-const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
-
-function boundaryBefore(bytes: Uint8Array, index: number): number {
-  let i = Math.min(index, bytes.length);
-  while (i > 0 && i < bytes.length && isContinuation(bytes[i]!)) i--;
-  return i;
-}
-
-function boundaryAfter(bytes: Uint8Array, index: number): number {
-  let i = Math.max(0, index);
-  while (i < bytes.length && isContinuation(bytes[i]!)) i++;
-  return i;
 }

@@ -1,8 +1,9 @@
 import { shlexJoin } from '@ux/orchestrator';
+import { beginStreaming } from './begin-streaming.js';
 import { collectOutput } from './collect-output.js';
 import type { DoorContext, Entry } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
-import { endOutput, OutputStream } from './output-stream.js';
+import { endOutput } from './output-stream.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
 import { collectedText, newChunkId } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
@@ -73,18 +74,14 @@ export async function execCommand(
 
     const launched = outcome.value;
     const { process, tracker } = launched;
-    door.emit({
-      type: 'exec_command_begin',
-      call_id: context.callId,
-      process_id: String(id),
-      command: argv,
+    const stream = beginStreaming(door, {
+      callId: context.callId,
+      processId: id,
+      argv,
       cwd,
       source: 'unified_exec_startup',
-      sandbox: launched.sandboxType,
+      launched,
     });
-    const stream = new OutputStream(process, (chunk) =>
-      door.emit({ type: 'exec_command_output_delta', call_id: context.callId, stream: 'stdout', chunk }),
-    );
     const startedAt = Date.now();
     const aliveAtStart = process.exitStatus() === undefined;
     const entry: Entry = {

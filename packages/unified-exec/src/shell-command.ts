@@ -1,7 +1,8 @@
+import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
-import { endOutput, OutputStream } from './output-stream.js';
+import { endOutput } from './output-stream.js';
 import { collectedText } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { shellCommandArguments } from './tool-arguments.js';
@@ -50,22 +51,18 @@ export async function shellCommand(
       return render(outcome.denial.exitCode, collectedText(outcome.denial.output), 0, undefined);
 
     const { process, tracker } = outcome.value;
-    door.emit({
-      type: 'exec_command_begin',
-      call_id: context.callId,
-      process_id: String(id),
-      command: argv,
+    const stream = beginStreaming(door, {
+      callId: context.callId,
+      processId: id,
+      argv,
       cwd,
       source: 'shell_command',
-      sandbox: outcome.value.sandboxType,
+      launched: outcome.value,
     });
     // What the early-exit window caught is in the tracker; everything later is counted as it comes.
     const output = new CollectedOutput();
     output.push(tracker.buffer.drain());
     process.onOutput((chunk) => output.push(chunk));
-    const stream = new OutputStream(process, (chunk) =>
-      door.emit({ type: 'exec_command_output_delta', call_id: context.callId, stream: 'stdout', chunk }),
-    );
     const timeoutMs = args.timeout_ms ?? DEFAULT_SHELL_COMMAND_TIMEOUT_MS;
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -1,3 +1,5 @@
+import { utf8BoundaryAtOrAfter, utf8BoundaryAtOrBefore } from './utf8-boundary.js';
+
 /** Bytes per token, the approximation used for budgets and counts. */
 export const APPROX_BYTES_PER_TOKEN = 4;
 
@@ -20,8 +22,8 @@ export function formattedTruncate(text: string, maxTokens: number): string {
   if (bytes.length <= budget) return text;
   const left = Math.floor(budget / 2);
   const right = budget - left;
-  const headEnd = boundaryAtOrBefore(bytes, left);
-  const tailStart = boundaryAtOrAfter(bytes, bytes.length - right);
+  const headEnd = utf8BoundaryAtOrBefore(bytes, left);
+  const tailStart = utf8BoundaryAtOrAfter(bytes, bytes.length - right);
   const cutTokens = Math.ceil((bytes.length - budget) / APPROX_BYTES_PER_TOKEN);
   const head = bytes.subarray(0, headEnd).toString('utf8');
   const tail = bytes.subarray(tailStart).toString('utf8');
@@ -34,18 +36,4 @@ export function countLines(text: string): number {
   let lines = 1;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lines++;
   return text.endsWith('\n') ? lines - 1 : lines;
-}
-
-const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
-
-function boundaryAtOrBefore(bytes: Uint8Array, index: number): number {
-  let i = Math.min(index, bytes.length);
-  while (i > 0 && i < bytes.length && isContinuation(bytes[i]!)) i--;
-  return i;
-}
-
-function boundaryAtOrAfter(bytes: Uint8Array, index: number): number {
-  let i = Math.max(0, index);
-  while (i < bytes.length && isContinuation(bytes[i]!)) i++;
-  return i;
 }

@@ -15,3 +15,17 @@ export function utf8SafeLength(bytes: Uint8Array, max: number): number {
   const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
   return needed <= limit - lead ? limit : lead;
 }
+
+/** The nearest character start at or before `index` (clamped to the bytes). */
+export function utf8BoundaryAtOrBefore(bytes: Uint8Array, index: number): number {
+  let i = Math.min(index, bytes.length);
+  while (i > 0 && i < bytes.length && isContinuation(bytes[i]!)) i--;
+  return i;
+}
+
+/** The nearest character start at or after `index` (clamped to the bytes). */
+export function utf8BoundaryAtOrAfter(bytes: Uint8Array, index: number): number {
+  let i = Math.max(0, index);
+  while (i < bytes.length && isContinuation(bytes[i]!)) i++;
+  return i;
+}

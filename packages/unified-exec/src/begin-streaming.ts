@@ -1,0 +1,33 @@
+import type { ExecCommandSource } from '@ux/protocol/core';
+import type { DoorContext, Launched } from './door-context.js';
+import { OutputStream } from './output-stream.js';
+
+/**
+ * Announces a started command (`exec_command_begin`) and streams its output from now on as delta
+ * events: the start `exec_command` and `shell_command` share.
+ */
+export function beginStreaming(
+  door: DoorContext,
+  start: {
+    callId: string;
+    processId: number;
+    argv: string[];
+    cwd: string;
+    source: ExecCommandSource;
+    launched: Launched;
+  },
+): OutputStream {
+  const { callId, launched } = start;
+  door.emit({
+    type: 'exec_command_begin',
+    call_id: callId,
+    process_id: String(start.processId),
+    command: start.argv,
+    cwd: start.cwd,
+    source: start.source,
+    sandbox: launched.sandboxType,
+  });
+  return new OutputStream(launched.process, (chunk) =>
+    door.emit({ type: 'exec_command_output_delta', call_id: callId, stream: 'stdout', chunk }),
+  );
+}
