@@ -1,21 +1,23 @@
-const MARKER = Symbol.for('ux.cli.UsageError');
+import { markError, UxError } from '@ux/protocol/errors';
+
+const MARKER = 'ux.cli.UsageError';
 
 /** A mistake in how `ux` was invoked: exit code 2, with a pointer to the help. */
-export class UsageError extends Error {
+export class UsageError extends UxError {
   constructor(
     message: string,
     readonly helpCommand = 'ux --help',
   ) {
-    super(message);
+    super('invalid_arguments', message);
     this.name = 'UsageError';
-    Object.defineProperty(this, MARKER, { value: true });
+    markError(this, MARKER);
   }
 
   /**
-   * By marker, not `instanceof`: `ux.cjs` and each command are separate bundles with their own copy
+   * By marker, like every ux error: `ux.cjs` and each command are separate bundles with their own copy
    * of this class.
    */
-  static isInstance(error: unknown): error is UsageError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  static override isInstance(error: unknown): error is UsageError {
+    return UxError.hasMarker(error, MARKER);
   }
 }
