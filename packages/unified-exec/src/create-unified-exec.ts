@@ -191,24 +191,18 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     await Promise.all(store.drain().map((entry) => entry.launched.process.terminate()));
   };
 
-  const offered = new Set<string>();
-  if (plan.tools.includes('exec_command')) offered.add('exec_command').add('write_stdin');
-  if (plan.tools.includes('shell_command')) offered.add('shell_command');
-  // Built on first read: generating JSON Schema is a few milliseconds a host that only calls the
-  // tools (`ux exec`) need not pay.
-  let tools: ToolDefinition[] | undefined;
+  const tools: ToolDefinition[] = [];
+  if (plan.tools.includes('exec_command')) {
+    tools.push(
+      execCommandToolDefinition({ ...plan.execCommandVariant, platform: process.platform }),
+      writeStdinToolDefinition(),
+    );
+  }
+  if (plan.tools.includes('shell_command')) tools.push(shellCommandToolDefinition());
+  const offered = new Set(tools.map((tool) => tool.name));
 
   return {
-    get tools() {
-      tools ??= [...offered].map((name) =>
-        name === 'exec_command'
-          ? execCommandToolDefinition({ ...plan.execCommandVariant, platform: process.platform })
-          : name === 'write_stdin'
-            ? writeStdinToolDefinition()
-            : shellCommandToolDefinition(),
-      );
-      return tools;
-    },
+    tools,
     ...api,
     async call(name, args, context) {
       if (!offered.has(name)) {
