@@ -33,6 +33,8 @@ export async function attachSession(
   const unsubscribe = door.onEvent((event: UxEvent) => {
     if (event.type === 'exec_command_output_delta' && event.call_id === target.callId)
       terminal.write(event.chunk);
+    if (event.type === 'sandbox_notice' && event.process_id === id)
+      terminal.write(`\r\n[ux sandbox: ${event.message}]\r\n`);
     if (event.type === 'exec_command_end' && event.process_id === id)
       finish({ kind: 'exited', exitCode: event.exit_code });
   });

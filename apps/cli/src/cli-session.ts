@@ -34,6 +34,8 @@ export interface CliSession {
   rulesDirectory: string;
   /** `$UX_HOME/cache`: what sandbox probes learned, so later starts skip them. */
   cacheDirectory: string;
+  /** `$UX_HOME/quarantine`: where protected paths a sandboxed command created are moved. */
+  quarantineDirectory: string;
   warnings: string[];
 }
 
@@ -78,6 +80,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     userShell,
     rulesDirectory: join(configPaths(io.env).home, 'rules'),
     cacheDirectory: join(configPaths(io.env).home, 'cache'),
+    quarantineDirectory: join(configPaths(io.env).home, 'quarantine'),
     warnings: [
       ...(configuration.user?.warnings ?? []),
       ...(configuration.requirements?.warnings ?? []),

@@ -36,7 +36,10 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   const orchestrator = createOrchestrator({
     sandboxRegistry:
       options.sandboxRegistry ??
-      createCliSandboxRegistry(settings.enabledBackends?.value, { cacheDir: session.cacheDirectory }),
+      createCliSandboxRegistry(settings.enabledBackends?.value, {
+        cacheDir: session.cacheDirectory,
+        quarantineDir: session.quarantineDirectory,
+      }),
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
     approvalPolicy: settings.approvalPolicy.value,

@@ -40,7 +40,10 @@ export async function execServerCommand(
         );
     }
     const sandboxRegistry = (enabled?: readonly string[]) =>
-      createCliSandboxRegistry(enabled, { cacheDir: session.cacheDirectory });
+      createCliSandboxRegistry(enabled, {
+        cacheDir: session.cacheDirectory,
+        quarantineDir: session.quarantineDirectory,
+      });
     return await runExecServer(parsed, io, { sandboxRegistry, ...deps });
   } catch (error) {
     if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');

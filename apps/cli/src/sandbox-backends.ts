@@ -10,6 +10,8 @@ import {
 export interface ShippedBackendOptions {
   /** Where backends may remember what their probes learned (`$UX_HOME/cache`); default nowhere. */
   cacheDir?: string;
+  /** Where protected paths a command created are moved (`$UX_HOME/quarantine`); default removed. */
+  quarantineDir?: string;
 }
 
 interface Shipped {
@@ -24,10 +26,11 @@ interface Shipped {
 const SHIPPED: Record<string, Shipped> = {
   bwrap: {
     platforms: ['linux'],
-    load: async ({ cacheDir }) =>
-      (await import('@ux/sandbox-bwrap')).createBwrapSandbox(
-        cacheDir ? { probeCacheFile: join(cacheDir, 'bwrap-probe.json') } : {},
-      ),
+    load: async ({ cacheDir, quarantineDir }) =>
+      (await import('@ux/sandbox-bwrap')).createBwrapSandbox({
+        ...(cacheDir ? { probeCacheFile: join(cacheDir, 'bwrap-probe.json') } : {}),
+        ...(quarantineDir ? { quarantineDir } : {}),
+      }),
   },
   seatbelt: {
     platforms: ['darwin'],
@@ -62,6 +65,9 @@ export function shippedBackend(id: string, options: ShippedBackendOptions = {}):
     plan: async (request): Promise<LaunchPlan> => (await backend()).plan(request),
     // Denials are classified after a plan ran, so by then the backend is loaded.
     classifyDenial: (evidence) => loaded?.classifyDenial?.(evidence) ?? 'unknown',
+    close: async () => {
+      await loaded?.close?.();
+    },
   };
 }
 

@@ -8,6 +8,8 @@ import {
   effectivePolicyFromSandboxPolicy,
   type FileSystemEntry,
   type LaunchPlan,
+  type SandboxNotice,
+  TERMINATE_GRACE_MS,
 } from '@ux/protocol/core';
 import { loadCliSession, sandboxPolicyFor } from './cli-session.js';
 import type { Io } from './io.js';
@@ -93,6 +95,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
   const selector = createSandboxSelector({
     sandboxRegistry: createCliSandboxRegistry(session.settings.enabledBackends?.value, {
       cacheDir: session.cacheDirectory,
+      quarantineDir: session.quarantineDirectory,
     }),
     platform: io.platform,
     enabledBackends: session.settings.enabledBackends?.value,
@@ -109,31 +112,54 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
     policy: effective,
     tty,
   });
+  // What the sandbox takes back (a protected path the command created) is said on stderr at once.
+  const say = (notice: SandboxNotice) => io.stderr(`${tty ? '\r\n' : ''}ux sandbox: ${notice.message}\n`);
+  plan.onNotice?.(say);
   try {
     return await run(plan, tty);
   } finally {
+    // The backend's helpers end with this process (the path guard at the end of its input).
     await plan.cleanup?.();
   }
 }
 
-/** Runs the plan with the terminal inherited; passes signals on; resolves with the exit code. */
+/**
+ * Runs the plan with the terminal inherited and resolves with the exit code. With a terminal the
+ * command stays in this job's process group, so Ctrl-C and Ctrl-\\ reach it from the terminal itself
+ * (and the sandbox wrapper passes them by). Without one it leads a process group of its own, and ux
+ * passes SIGINT and SIGQUIT on to that group. SIGTERM and SIGHUP sent to ux end the command as the
+ * door's terminate does: the signal first, then SIGKILL of what is left after a short grace.
+ */
 function run(plan: LaunchPlan, tty: boolean): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
       cwd: plan.cwd,
       env: plan.env,
       stdio: 'inherit',
+      detached: !tty,
     });
+    const send = (signal: NodeJS.Signals) => {
+      try {
+        if (tty) child.kill(signal);
+        else if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // Already gone.
+      }
+    };
+    let kill: NodeJS.Timeout | undefined;
     const handlers = (Object.keys(SIGNALS) as (keyof typeof SIGNALS)[]).map((signal) => {
-      // With a terminal the child is in the foreground group and gets Ctrl-C and Ctrl-\ itself.
       const handler = () => {
-        if (!(tty && (signal === 'SIGINT' || signal === 'SIGQUIT'))) child.kill(signal);
+        const fromTerminal = signal === 'SIGINT' || signal === 'SIGQUIT';
+        if (fromTerminal && tty) return;
+        send(signal);
+        if (!fromTerminal) kill ??= setTimeout(() => send('SIGKILL'), TERMINATE_GRACE_MS);
       };
       process.on(signal, handler);
       return [signal, handler] as const;
     });
     const done = () => {
       for (const [signal, handler] of handlers) process.off(signal, handler);
+      clearTimeout(kill);
     };
     child.once('error', (error) => {
       done();

@@ -1,23 +1,29 @@
 // `ux exec-server` as a real child process, driven by the remote spawner of @ux/spawn.
-import { createExecServerSpawner, spawnStdioExecServer } from '@ux/spawn';
+import type { EffectivePolicy, ExecProcess } from '@ux/protocol';
+import { runToEnd, waitForOutput } from '@ux/protocol/testing';
+import { createExecServerSandbox, createExecServerSpawner, spawnStdioExecServer } from '@ux/spawn';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeHome, runUx } from './cli-harness.js';
+import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
+
+/** The remote spawner of `@ux/spawn`, speaking to `ux exec-server --listen stdio` as a child process. */
+const localExecServer = (home: UxHome) =>
+  createExecServerSpawner({
+    name: 'remote environment "local-test"',
+    connect: () =>
+      spawnStdioExecServer({
+        command: process.execPath,
+        args: [BIN, 'exec-server', '--listen', 'stdio'],
+        env: home.env,
+      }),
+  });
 
 describe('ux exec-server', () => {
   it('hosts a command over stdio for the remote spawner, and stops when the client closes', async () => {
     const home = makeHome();
-    const remote = createExecServerSpawner({
-      name: 'remote environment "local-test"',
-      connect: () =>
-        spawnStdioExecServer({
-          command: process.execPath,
-          args: [BIN, 'exec-server', '--listen', 'stdio'],
-          env: home.env,
-        }),
-    });
+    const remote = localExecServer(home);
     try {
       const child = await remote.spawn({
         argv: ['/bin/sh', '-c', 'echo "hello from $0 in $(pwd)"'],
@@ -38,6 +44,47 @@ describe('ux exec-server', () => {
       await remote.close();
     }
   });
+
+  it.each([false, true])(
+    'tty=%s: Ctrl-C reaches a sandboxed command it hosts; the INT trap runs and its code 42 comes back',
+    async (tty) => {
+      const home = makeHome();
+      const remote = localExecServer(home);
+      const policy: EffectivePolicy = {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'root' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      };
+      try {
+        const plan = await createExecServerSandbox(remote).plan({
+          argv: [
+            'bash',
+            '-c',
+            'trap \'echo INT-TRAP; exit 42\' INT; echo "READY $UX_SANDBOX"; while true; do sleep 30; done',
+          ],
+          cwd: home.workspace,
+          env: { PATH: '/usr/bin:/bin' },
+          policy,
+          tty,
+        });
+        const child: ExecProcess = await remote.spawn({ ...plan, tty, stdin: tty ? 'pipe' : 'closed' });
+        await waitForOutput(child, 'READY bwrap', 10_000);
+        const rest = runToEnd(child, 10_000);
+        if (tty) await child.write('\u0003');
+        else await child.interrupt();
+        const { status, text } = await rest;
+        expect(text).toContain('INT-TRAP');
+        expect(status.exitCode).toBe(42);
+      } finally {
+        await remote.close();
+      }
+    },
+  );
 
   it('refuses backends the requirements do not allow', async () => {
     const home = makeHome({ requirements: 'allowed_sandbox_backends = ["bwrap"]\n' });

@@ -30,3 +30,5 @@ export const OUTPUT_NOTIFICATION_HIGH_WATER_BYTES = 64 * 1024 * 1024;
 export const MAX_READ_WAIT_MS = 300_000;
 /** How long shutdown waits for killed processes to close before it lets go. */
 export const SHUTDOWN_GRACE_MS = 3_000;
+/** Longest wait for a sandbox's clean-up (its last notices) before a process is reported closed. */
+export const SANDBOX_CLEANUP_MAX_MS = 2_000;

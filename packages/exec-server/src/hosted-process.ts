@@ -18,6 +18,7 @@ import {
   REMEMBERED_WRITE_IDS,
   RETAINED_OUTPUT_MAX_BYTES,
   RETAINED_OUTPUT_MAX_CHUNKS,
+  SANDBOX_CLEANUP_MAX_MS,
 } from './exec-server-constants.js';
 import { internalError, invalidParams } from './rpc-error.js';
 
@@ -79,6 +80,15 @@ export class HostedProcess {
     this.sandbox = options.sandbox;
     this.notify = options.notify;
     this.process.onOutput((chunk, source) => this.onOutput(chunk, this.tty ? 'pty' : (source ?? 'stdout')));
+    // What the sandbox takes back (a protected path the command created) reaches the client the way
+    // anything else the command sees does: as a line of its output.
+    this.sandbox?.plan.onNotice?.((notice) => {
+      const newline = this.tty ? '\r\n' : '\n';
+      this.onOutput(
+        Buffer.from(`${newline}[ux sandbox: ${notice.message}]${newline}`, 'utf8'),
+        this.tty ? 'pty' : 'stderr',
+      );
+    });
     void this.followExit().then(options.onClosed);
   }
 
@@ -176,6 +186,17 @@ export class HostedProcess {
     );
     this.wake();
     await this.process.closed;
+    // The sandbox's clean-up delivers its last notices (as output), so it comes before `closed`.
+    let cleanupTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.sandbox?.plan.cleanup?.().catch(() => {
+        // Cleanup of a sandbox's traces is best effort; the process is over either way.
+      }),
+      new Promise((resolve) => {
+        cleanupTimer = setTimeout(resolve, SANDBOX_CLEANUP_MAX_MS);
+      }),
+    ]);
+    clearTimeout(cleanupTimer);
     this.flushOutput();
     this.closedFlag = true;
     this.notify(
@@ -183,11 +204,6 @@ export class HostedProcess {
       false,
     );
     this.wake();
-    try {
-      await this.sandbox?.plan.cleanup?.();
-    } catch {
-      // Cleanup of a sandbox's traces is best effort; the process is over either way.
-    }
   }
 
   private retainedText(): string {
@@ -304,7 +320,10 @@ export class HostedProcess {
     if (this.process.exitStatus() === undefined) await this.process.interrupt();
   }
 
-  /** SIGKILL to the process group; says whether it was still running. */
+  /**
+   * SIGTERM to the process group, SIGKILL to what is left after a short grace (the spawner's
+   * `terminate()`); says whether it was still running.
+   */
   async terminate(): Promise<boolean> {
     const running = this.process.exitStatus() === undefined;
     if (running) await this.process.terminate();

@@ -1,10 +1,11 @@
 // `process/start` with a `sandbox`: applied for real with bubblewrap (this platform's backend, through
 // the registry), reported honestly, and refused with a fix when no sandbox can be applied.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { descendantPids, waitUntilDead } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PATH, uri, WireSession } from './test-support.js';
+import { b64, PATH, uri, WireSession } from './test-support.js';
 
 useLeakCheck(5_000);
 
@@ -147,3 +148,104 @@ describe('sandboxed processes', () => {
     );
   });
 });
+
+describe('signals to sandboxed processes', () => {
+  /** Starts a sandboxed process and waits until its output holds `ready`. */
+  async function start(session: WireSession, processId: string, script: string, tty: boolean, ready: string) {
+    const workspace = tempDir('ux-es-signal-');
+    const started = await session.request('process/start', {
+      processId,
+      argv: ['bash', '-c', script],
+      cwd: uri(workspace),
+      env: { PATH, HOME: workspace, TERM: 'dumb' },
+      tty,
+      pipeStdin: tty,
+      arg0: null,
+      sandbox: workspaceWrite(workspace),
+    });
+    expect(started.result).toEqual({ processId, sandboxType: 'linuxSeccomp' });
+    await waitForOutput(session, processId, ready);
+  }
+
+  async function waitForOutput(session: WireSession, processId: string, needle: string | RegExp) {
+    const seen = () => session.output(processId);
+    const found = () => (typeof needle === 'string' ? seen().includes(needle) : needle.test(seen()));
+    await session
+      .waitFor(() => found())
+      .catch(() => {
+        throw new Error(`no ${needle} in the output of ${processId}: ${JSON.stringify(seen())}`);
+      });
+  }
+
+  const exitCode = async (session: WireSession, processId: string) =>
+    (await session.finished(processId)).find((m) => m.method === 'process/exited')!.params!.exitCode;
+
+  const ctrlC = (session: WireSession, processId: string, tty: boolean) =>
+    tty
+      ? session.request('process/write', { processId, chunk: b64('\u0003'), writeId: `c-${processId}` })
+      : session.request('process/signal', { processId, signal: 'interrupt' });
+
+  it.each([true, false])('tty=%s: Ctrl-C runs the INT trap and the exit code is its 42', async (tty) => {
+    const session = await ready();
+    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
+    await start(session, 'trap', trap, tty, 'READY');
+    await ctrlC(session, 'trap', tty);
+    expect(await exitCode(session, 'trap')).toBe(42);
+    expect(session.output('trap')).toContain('INT-TRAP');
+  });
+
+  it.each([true, false])('tty=%s: Ctrl-C with the default handler ends the command with 130', async (tty) => {
+    const session = await ready();
+    await start(session, 'plain', 'echo READY; exec sleep 30', tty, 'READY');
+    await ctrlC(session, 'plain', tty);
+    expect(await exitCode(session, 'plain')).toBe(130);
+  });
+
+  it('tty: the Python REPL survives Ctrl-C and answers print(6*7)', async () => {
+    const session = await ready();
+    await start(session, 'py', 'exec python3 -q', true, '>>> ');
+    await session.request('process/write', {
+      processId: 'py',
+      chunk: b64('import time; time.sleep(30)\n'),
+      writeId: 'w1',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await ctrlC(session, 'py', true);
+    await waitForOutput(session, 'py', /KeyboardInterrupt[\s\S]*>>> /);
+    await session.request('process/write', { processId: 'py', chunk: b64('print(6*7)\n'), writeId: 'w2' });
+    await waitForOutput(session, 'py', /\b42\b/);
+    expect(session.events('py').some((m) => m.method === 'process/exited')).toBe(false);
+    await session.request('process/write', { processId: 'py', chunk: b64('exit()\n'), writeId: 'w3' });
+    expect(await exitCode(session, 'py')).toBe(0);
+  });
+
+  it.each([true, false])(
+    'tty=%s: process/terminate ends a process that ignores SIGTERM, sandbox and all, within 2 s',
+    async (tty) => {
+      const session = await ready();
+      const ignores =
+        "trap '' TERM; (trap '' TERM; exec sleep 300) & echo READY; while :; do sleep 0.1; done";
+      await start(session, 'stubborn', ignores, tty, 'READY');
+      const pids = descendantPids(session.child.pid!).filter((pid) => {
+        // The server's own helpers (the host reaper, the path guard) are not the process's.
+        return !/ux-host-reaper|ux-path-guard/.test(readCommand(pid));
+      });
+      expect(pids.length).toBeGreaterThanOrEqual(4);
+      const at = Date.now();
+      expect((await session.request('process/terminate', { processId: 'stubborn' })).result).toEqual({
+        running: true,
+      });
+      for (const pid of pids)
+        expect(await waitUntilDead(pid, 2_000 - (Date.now() - at)), `pid ${pid}`).toBe(true);
+      expect(await exitCode(session, 'stubborn')).toBe(137);
+    },
+  );
+});
+
+function readCommand(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}

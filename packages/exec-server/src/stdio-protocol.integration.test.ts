@@ -192,7 +192,8 @@ describe('processes', () => {
       ['process/exited', 1],
       ['process/closed', 2],
     ]);
-    expect(events[0]!.params!.exitCode).toBe(137);
+    // SIGTERM first (Codex's server sends SIGKILL at once and reports 137); sleep dies of it.
+    expect(events[0]!.params!.exitCode).toBe(143);
     expect((await session.request('process/terminate', { processId: 'sl' })).result).toEqual({
       running: false,
     });

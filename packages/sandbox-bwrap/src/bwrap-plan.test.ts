@@ -13,7 +13,7 @@ const host = (entries: Record<string, string>): BwrapHost => ({
   shell: '/bin/bash',
   seccompFile: '/run/ux/seccomp.bpf',
   deniedFile: '/run/ux/denied',
-  emptyFile: '/run/ux/empty',
+  execShim: '/opt/ux/ux-sandbox-exec',
   fs: memoryFsView(entries),
   disableUserns: true,
 });
@@ -60,7 +60,6 @@ describe('planBwrap', () => {
     ]);
     expect(plan.argv.slice(5)).toEqual([
       '/usr/bin/bwrap',
-      '--new-session',
       '--die-with-parent',
       '--unshare-user',
       '--disable-userns',
@@ -81,31 +80,19 @@ describe('planBwrap', () => {
       '/w/.git',
       '/w/.git',
       '--ro-bind',
-      '/run/ux/empty',
-      '/w/.ux',
-      '--ro-bind',
-      '/run/ux/empty',
-      '/w/.codex',
-      '--ro-bind',
-      '/run/ux/empty',
-      '/w/.agents',
-      '--ro-bind',
       '/w/.git/config',
       '/w/.git/config',
       '--ro-bind',
-      '/run/ux/empty',
-      '/w/.git/config.worktree',
-      '--ro-bind',
       '/w/.git/hooks',
       '/w/.git/hooks',
-      '--ro-bind',
-      '/run/ux/empty',
-      '/w/.git/info/attributes',
       '--proc',
       '/proc',
       '--ro-bind',
       '/proc/sys',
       '/proc/sys',
+      '--ro-bind',
+      '/opt/ux/ux-sandbox-exec',
+      '/opt/ux/ux-sandbox-exec',
       '--cap-drop',
       'ALL',
       '--chdir',
@@ -113,18 +100,90 @@ describe('planBwrap', () => {
       '--seccomp',
       '3',
       '--',
+      '/opt/ux/ux-sandbox-exec',
       '/bin/bash',
       '-c',
       'make',
     ]);
-    expect(plan.mountTargets).toEqual([
-      { path: '/w/.git/config.worktree', kind: 'file' },
-      { path: '/w/.git/info/attributes', kind: 'file' },
-      { path: '/w/.ux', kind: 'file' },
-      { path: '/w/.codex', kind: 'file' },
-      { path: '/w/.agents', kind: 'file' },
+    // Nothing is bound where a protected name is missing: the host watches for it instead.
+    expect(plan.guardTargets).toEqual([
+      { dir: '/w/.git', name: 'config.worktree', why: expect.stringContaining('worktree') },
+      { dir: '/w/.git', name: 'commondir', why: expect.stringContaining('where the repository') },
+      { dir: '/w', name: '.ux', why: expect.stringContaining('agent metadata') },
+      { dir: '/w', name: '.codex', why: expect.stringContaining('agent metadata') },
+      { dir: '/w', name: '.agents', why: expect.stringContaining('agent metadata') },
     ]);
     expect(plan.env).toEqual({ PATH: '/usr/bin', UX_SANDBOX: 'bwrap', UX_SANDBOX_NETWORK_DISABLED: '1' });
+  });
+
+  it('keeps the command in the signalled process group: no new session, bwrap told to ignore Ctrl-C', () => {
+    for (const tty of [false, true]) {
+      const plan = planBwrap(request(workspaceWrite(), tty), host({ '/w/': '' }));
+      expect(plan.argv).not.toContain('--new-session');
+    }
+    expect(LAUNCH_SCRIPT.startsWith("trap '' HUP INT QUIT TERM;")).toBe(true);
+  });
+
+  it('watches the parent of the first missing component, pinning it, and never binds over it', () => {
+    const plan = planBwrap(request(workspaceWrite()), host({ '/w/': '', '/w/.git/config': '' }));
+    expect(plan.guardTargets.map((t) => `${t.dir} ${t.name}`)).toEqual([
+      '/w/.git config.worktree',
+      '/w/.git hooks',
+      '/w/.git commondir',
+      '/w .ux',
+      '/w .codex',
+      '/w .agents',
+    ]);
+    const args = plan.argv.join(' ');
+    expect(args).toContain('--bind /w/.git /w/.git');
+    expect(args).not.toContain('/w/.ux');
+    const fresh = planBwrap(request(workspaceWrite()), host({ '/w/': '' }));
+    expect(fresh.guardTargets.map((t) => `${t.dir} ${t.name}`)).toContain('/w .git');
+  });
+
+  it('pins every directory between the root and a protected entry, so no parent can be renamed away', () => {
+    const plan = planBwrap(
+      request(workspaceWrite()),
+      host({
+        '/w/.git/config': '',
+        '/w/.git/hooks/': '',
+        '/w/.git/worktrees/x/commondir': '../..',
+        '/w/.git/worktrees/x/gitdir': '/elsewhere/x/.git',
+        '/w/.git/modules/libs/json/config': '',
+      }),
+    );
+    const binds = plan.argv.join(' ');
+    for (const dir of [
+      '/w/.git',
+      '/w/.git/worktrees',
+      '/w/.git/worktrees/x',
+      '/w/.git/modules',
+      '/w/.git/modules/libs',
+      '/w/.git/modules/libs/json',
+    ])
+      expect(binds).toContain(`--bind ${dir} ${dir} `);
+    expect(binds).toContain('--ro-bind /w/.git/worktrees/x/commondir /w/.git/worktrees/x/commondir');
+  });
+
+  it("masks ux's own directories inside a writable root, and only there", () => {
+    const plan = planBwrap(request(workspaceWrite()), {
+      ...host({ '/w/': '', '/w/.uxhome/quarantine/': '', '/run/ux/': '' }),
+      privateDirs: ['/w/.uxhome/quarantine', '/run/ux'],
+    });
+    const args = plan.argv.join(' ');
+    expect(args).toContain('--perms 0000 --tmpfs /w/.uxhome/quarantine --remount-ro /w/.uxhome/quarantine');
+    expect(args).not.toContain('--tmpfs /run/ux');
+  });
+
+  it('notes a missing deny-read path inside the workspace instead of binding over it', () => {
+    const plan = planBwrap(
+      request(workspaceWrite([{ path: { type: 'path', path: '/w/.env' }, access: 'none' }])),
+      host({ '/w/': '' }),
+    );
+    expect(plan.argv.join(' ')).not.toContain('/w/.env');
+    expect(plan.notes).toContain(
+      'deny-read path /w/.env does not exist: it is not hidden if it is created while the command runs',
+    );
   });
 
   it('keeps the terminal for tty commands, shares the network when enabled', () => {
@@ -185,11 +244,6 @@ describe('planBwrap', () => {
     expect(plan.notes).toContain(
       '/w/.git is a symbolic link: what it points to is read-only, the link itself can be replaced',
     );
-  });
-
-  it('removes a stale empty .git placeholder left by a killed host', () => {
-    const plan = planBwrap(request(workspaceWrite()), host({ '/w/.git': '' }));
-    expect(plan.mountTargets).toContainEqual({ path: '/w/.git', kind: 'file' });
   });
 
   it('refuses an empty argv and a relative cwd', () => {

@@ -9,6 +9,7 @@ import {
   type SandboxLayout,
   type SandboxPlanRequest,
 } from '@ux/protocol/core';
+import type { GuardTarget } from './path-guard.js';
 
 /** Readable system roots for policies that read `minimal` only. */
 export const LINUX_MINIMAL_READ_ROOTS = [
@@ -39,27 +40,31 @@ export interface BwrapHost {
   /** An empty file with mode 000, bound over deny-read files. */
   deniedFile: string;
   /**
-   * An empty read-only regular file that stands where a missing protected path would go. Not
-   * /dev/null: bwrap binds are nodev, so a device there cannot be opened, and login shells read the
-   * start-up files it stands in for ("Permission denied" on every command).
+   * `ux-sandbox-exec`, which bwrap runs in place of the command: it restores the default signal
+   * dispositions the launcher took away from bwrap (see `LAUNCH_SCRIPT`), then runs the command.
    */
-  emptyFile: string;
+  execShim: string;
+  /**
+   * ux's own host directories (the seccomp programs, the quarantine): masked inside the sandbox when a
+   * writable root holds them, so a command cannot rewrite the filter the next command starts with.
+   */
+  privateDirs?: readonly string[];
   fs: FsView;
   homeDir?: string;
   /** The bwrap build knows `--disable-userns` (0.8.0+). */
   disableUserns: boolean;
 }
 
-/** A path bwrap will create on the host as a mount point; it is removed after the run. */
-export interface MountTarget {
-  path: string;
-  kind: 'file' | 'dir';
-}
-
 export interface BwrapPlan {
   argv: string[];
   env: Record<string, string>;
-  mountTargets: MountTarget[];
+  /**
+   * Missing protected names. bwrap could keep one from being created only by binding something over
+   * it, which leaves a mount point on the host; instead the host watches each `dir` for its `name`
+   * while the command runs and takes it away at once (`createPathGuard`). Each `dir` is a mount point
+   * inside the sandbox, so it cannot be renamed away.
+   */
+  guardTargets: GuardTarget[];
   notes: string[];
   layout: SandboxLayout;
 }
@@ -98,24 +103,29 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     host.homeDir ? { homeDir: host.homeDir } : {},
   );
   const notes: string[] = [];
-  const mountTargets: MountTarget[] = [];
+  const guardTargets: GuardTarget[] = [];
   const ops: MountOp[] = [];
   const writableRoots = layout.writableRoots.map((root) => root.root);
   const fullWrite = writableRoots.includes('/');
+  const pinned = new Set<string>();
+  // A directory holding protected entries, or watched for a missing one, is bound onto itself, and so
+  // is every directory between it and the writable root: a mount point cannot be renamed or removed
+  // (EBUSY), so neither `mv .git elsewhere` nor `mv .git/worktrees elsewhere` can swap in a directory
+  // with other hooks, config or pointers, and a watched directory stays the one being watched. (The
+  // parent of a mount point can be renamed, which is why pinning only the innermost one is not enough.)
+  const pin = (dir: string, root: string) => {
+    for (let at = dir; at !== root && isUnder(at, root); at = posix.dirname(at)) {
+      if (pinned.has(at) || host.fs.kind(at) !== 'dir') continue;
+      pinned.add(at);
+      ops.push({ dest: at, args: ['--bind', at, at] });
+    }
+  };
 
   for (const { root, readOnly } of layout.writableRoots) {
     ops.push({ dest: root, args: ['--bind', root, root] });
-    // A directory holding protected entries is bound onto itself: a mount point cannot be renamed or
-    // removed (EBUSY), so `mv .git elsewhere` cannot swap in a directory with other hooks and config.
-    for (const parent of pinnedParents(readOnly, root, host.fs))
-      ops.push({ dest: parent, args: ['--bind', parent, parent] });
     for (const carve of readOnly) {
-      if (carve.kind === 'file' && isStalePlaceholder(carve.path, root, host.fs)) {
-        // An empty file where `.git` or an agent directory belongs is a mount point an earlier run could
-        // not remove (its host was killed): keep it blocked, and let this run remove it afterwards.
-        ops.push({ dest: carve.path, args: ['--ro-bind', host.emptyFile, carve.path] });
-        mountTargets.push({ path: carve.path, kind: 'file' });
-      } else if (carve.kind === 'file' || carve.kind === 'dir') {
+      if (carve.kind === 'file' || carve.kind === 'dir') {
+        pin(posix.dirname(carve.path), root);
         ops.push({ dest: carve.path, args: ['--ro-bind', carve.path, carve.path] });
       } else if (carve.kind === 'symlink') {
         const target = host.fs.realpath(carve.path);
@@ -125,12 +135,18 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
           `${carve.path} is a symbolic link: what it points to is read-only, the link itself can be replaced`,
         );
       } else {
-        // Block creating it: an empty read-only file stands where the first missing component would go.
-        const missing = firstMissing(carve.path, root, host.fs);
-        if (missing && !ops.some((op) => op.dest === missing)) {
-          ops.push({ dest: missing, args: ['--ro-bind', host.emptyFile, missing] });
-          mountTargets.push({ path: missing, kind: 'file' });
-        }
+        // Missing: nothing is bound (that would leave a file on the host); the host watches for it.
+        // Outside every writable root (a linked worktree's repository, say) it cannot be created.
+        const owner = [...writableRoots].reverse().find((w) => isUnder(carve.path, w));
+        const missing = owner && firstMissing(carve.path, owner, host.fs);
+        if (!owner || !missing) continue;
+        const dir = posix.dirname(missing);
+        const name = posix.basename(missing);
+        // Below a file nothing can be created at all.
+        if (host.fs.kind(dir) !== 'dir') continue;
+        if (!guardTargets.some((t) => t.dir === dir && t.name === name))
+          guardTargets.push({ dir, name, why: carve.why });
+        pin(dir, owner);
       }
     }
   }
@@ -155,11 +171,10 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     } else if (kind !== undefined) {
       ops.push({ dest: path, args: ['--ro-bind', host.deniedFile, path] });
     } else if (insideWritable) {
-      const missing = firstMissing(path, writableRoots.find((w) => isUnder(path, w))!, host.fs);
-      if (missing && !ops.some((op) => op.dest === missing)) {
-        ops.push({ dest: missing, args: ['--ro-bind', host.deniedFile, missing] });
-        mountTargets.push({ path: missing, kind: 'file' });
-      }
+      // Masking it would leave a mount point on the host; a file that does not exist holds no secret.
+      notes.push(
+        `deny-read path ${path} does not exist: it is not hidden if it is created while the command runs`,
+      );
     }
   }
 
@@ -169,9 +184,10 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     .sort((a, b) => depth(a.op.dest) - depth(b.op.dest) || a.index - b.index)
     .map(({ op }) => op);
 
-  const bwrap: string[] = [host.bwrapPath];
-  if (!request.tty) bwrap.push('--new-session');
-  bwrap.push('--die-with-parent', '--unshare-user');
+  // No --new-session: the command must stay in the process group (and, with a terminal, the
+  // foreground group) the door signals, or Ctrl-C would never reach it. The spawner already gives the
+  // launch a session of its own, and seccomp refuses TIOCSTI, the reason bwrap offers the flag.
+  const bwrap: string[] = [host.bwrapPath, '--die-with-parent', '--unshare-user'];
   if (host.disableUserns) bwrap.push('--disable-userns');
   bwrap.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (layout.network === 'restricted') bwrap.push('--unshare-net');
@@ -189,6 +205,13 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   bwrap.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
   if (host.fs.kind('/proc/sysrq-trigger') !== undefined)
     bwrap.push('--ro-bind', '/dev/null', '/proc/sysrq-trigger');
+  // The shim is bound read-only at its own path: visible under restricted reads, unchangeable when it
+  // lies inside a writable root.
+  bwrap.push('--ro-bind', host.execShim, host.execShim);
+  for (const dir of host.privateDirs ?? []) {
+    if (host.fs.kind(dir) === 'dir' && writableRoots.some((w) => isUnder(dir, w)))
+      bwrap.push('--perms', '0000', '--tmpfs', dir, '--remount-ro', dir);
+  }
   bwrap.push(
     '--cap-drop',
     'ALL',
@@ -197,6 +220,7 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     '--seccomp',
     String(SECCOMP_FD),
     '--',
+    host.execShim,
     ...request.argv,
   );
 
@@ -206,42 +230,19 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     notes.push(`writable roots that do not exist were skipped: ${layout.missingWritableRoots.join(', ')}`);
   }
   const argv = [host.shell, '-c', LAUNCH_SCRIPT, 'ux-bwrap', host.seccompFile, ...bwrap];
-  return { argv, env, mountTargets, notes, layout };
+  return { argv, env, guardTargets, notes, layout };
 }
 
 /**
- * Runs before bwrap: closes every inherited descriptor above stderr (bwrap passes them all into the
- * sandbox, and an open descriptor to a file outside is a way out no mount can stop), then opens the
- * seccomp program on fd 3. Closing descriptors above 9 needs bash (or busybox ash); a shell that cannot
- * fails here, and the sandbox does not start.
+ * Runs before bwrap. First it makes bwrap ignore SIGHUP, SIGINT, SIGQUIT and SIGTERM: they are sent to
+ * the whole process group (or the terminal's foreground group), and bwrap, which would die of them and
+ * take the sandbox with it, must stay until the command has handled them and exited (`ux-sandbox-exec`
+ * gives the command its default dispositions back). Then it closes every inherited descriptor above
+ * stderr (bwrap passes them all into the sandbox, and an open descriptor to a file outside is a way out
+ * no mount can stop) and opens the seccomp program on fd 3. Closing descriptors above 9 needs bash (or
+ * busybox ash); a shell that cannot fails here, and the sandbox does not start.
  */
-export const LAUNCH_SCRIPT = `for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
-
-/** Names that are never a valid empty regular file directly in a writable root. */
-const PLACEHOLDER_NAMES = ['.git', '.ux', '.codex', '.agents'];
-
-function isStalePlaceholder(path: string, root: string, fs: FsView): boolean {
-  return (
-    posix.dirname(path) === root &&
-    PLACEHOLDER_NAMES.includes(posix.basename(path)) &&
-    fs.readFile(path) === ''
-  );
-}
-
-/** Existing directories (below the root) that directly contain an existing protected entry. */
-function pinnedParents(
-  readOnly: readonly { path: string; kind: string }[],
-  root: string,
-  fs: FsView,
-): string[] {
-  const parents = new Set<string>();
-  for (const carve of readOnly) {
-    if (carve.kind === 'missing' || carve.kind === 'symlink') continue;
-    const parent = posix.dirname(carve.path);
-    if (parent !== root && isUnder(parent, root) && fs.kind(parent) === 'dir') parents.add(parent);
-  }
-  return [...parents];
-}
+export const LAUNCH_SCRIPT = `trap '' HUP INT QUIT TERM; for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
 
 /** The shallowest component of `path` below `root` that does not exist. */
 function firstMissing(path: string, root: string, fs: FsView): string | undefined {

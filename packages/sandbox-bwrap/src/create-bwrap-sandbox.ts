@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,13 +9,15 @@ import {
   nodeFsView,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
+  type SandboxNotice,
   type SandboxProbe,
   SandboxUnavailableError,
 } from '@ux/protocol/core';
 import { planBwrap } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
-import { MountPointRegistry } from './mount-point-registry.js';
+import { checkedNativeBinary } from './native-path.js';
+import { createPathGuard, type PathGuard } from './path-guard.js';
 import { bwrapFeatures, probeBwrapRun } from './probe-bwrap.js';
 import { readProbeCache, writeProbeCache } from './probe-cache.js';
 import { buildSeccompProgram, hostSeccompArch } from './seccomp/seccomp-program.js';
@@ -30,6 +32,12 @@ export interface BwrapSandboxSettings {
    * starts often (a CLI) skips the three probe processes. Failures are never remembered. Default: none.
    */
   probeCacheFile?: string;
+  /**
+   * Where a protected path that a command created is moved when the host takes it away (a missing
+   * `.codex` or `.git/commondir`, say). Default: none, and such paths are removed. The CLI uses
+   * `$UX_HOME/quarantine`. Masked inside the sandbox when a writable root holds it.
+   */
+  quarantineDir?: string;
 }
 
 interface HostFiles {
@@ -37,7 +45,6 @@ interface HostFiles {
   /** The filter file for a network policy, written when first asked for. */
   seccomp(network: 'restricted' | 'enabled'): string;
   denied: string;
-  empty: string;
 }
 
 interface Ready {
@@ -47,14 +54,18 @@ interface Ready {
   disableUserns: boolean;
   argv0: boolean;
   files: HostFiles;
+  execShim: string;
+  guard: PathGuard;
 }
+
+/** The bwrap backend; `close()` ends its path guard and removes its private files. */
+export type BwrapSandbox = SandboxBackend & { close(): Promise<void> };
 
 /**
  * The Linux backend: bubblewrap with a seccomp filter generated in TypeScript. Create one per host and
  * hand it to `createSandboxRegistry({ bwrap: createBwrapSandbox() })`.
  */
-export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): SandboxBackend {
-  const mounts = new MountPointRegistry();
+export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSandbox {
   let ready: Promise<Ready | (SandboxProbe & { available: false })> | undefined;
 
   const prepare = () => {
@@ -82,7 +93,26 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
           fix: 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap) or set bwrapPath',
         };
       }
+      let execShim: string;
+      let guardBinary: string;
+      try {
+        execShim = checkedNativeBinary('ux-sandbox-exec');
+        guardBinary = checkedNativeBinary('ux-path-guard');
+      } catch (error) {
+        if (!SandboxUnavailableError.isInstance(error)) throw error;
+        return { available: false as const, reason: error.reason, fix: error.fix };
+      }
+      // Made now, not by the guard at its first move: creating it then could itself look like a
+      // protected name appearing (`~/.ux` when the home directory is the workspace).
+      if (settings.quarantineDir) ensurePrivateDir(settings.quarantineDir);
       const files = writeHostFiles(arch);
+      // The guard also removes the host files when this process is killed before it can.
+      const guard = createPathGuard({
+        binaryPath: guardBinary,
+        ...(settings.quarantineDir ? { quarantineDir: settings.quarantineDir } : {}),
+        removeOnExit: [files.dir],
+      });
+      guard.start();
       // bash closes descriptors of any number before bwrap starts; a plain sh only up to 9.
       const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
       const cached = settings.probeCacheFile
@@ -93,7 +123,7 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
         ? [cached, undefined]
         : await Promise.all([
             bwrapFeatures(found.path),
-            probeBwrapRun(found.path, files.seccomp('restricted'), shell),
+            probeBwrapRun(found.path, files.seccomp('restricted'), shell, execShim),
           ]);
       if ('reason' in features)
         return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
@@ -106,6 +136,8 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
         argv0: features.argv0,
         files,
         version: features.version,
+        execShim,
+        guard,
       };
       return state;
     })();
@@ -150,29 +182,54 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): Sandbox
         shell: state.shell,
         seccompFile: state.files.seccomp(request.policy.network),
         deniedFile: state.files.denied,
-        emptyFile: state.files.empty,
+        execShim: state.execShim,
+        privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
         fs: nodeFsView(),
         homeDir: settings.homeDir ?? homedir(),
         disableUserns: state.disableUserns,
       });
-      mounts.acquire(plan.mountTargets);
-      let released = false;
+      // Notices are kept for listeners that subscribe later; the watch is in place before the plan is
+      // returned, so before anything runs under it. A guard that cannot watch fails the plan (closed).
+      const notices: SandboxNotice[] = [];
+      const listeners = new Set<(notice: SandboxNotice) => void>();
+      const watch = await state.guard.watch(plan.guardTargets, (notice) => {
+        notices.push(notice);
+        for (const listener of listeners) listener(notice);
+      });
       return {
         argv: plan.argv,
         cwd: request.cwd,
         env: plan.env,
         sandboxType: 'bwrap',
         enforcement: { fileSystem: 'enforced', network: 'enforced', notes: plan.notes },
-        cleanup: async () => {
-          if (released) return;
-          released = true;
-          mounts.release(plan.mountTargets);
+        cleanup: () => watch.stop(),
+        onNotice(listener) {
+          for (const notice of notices) listener(notice);
+          listeners.add(listener);
+          return () => listeners.delete(listener);
         },
       };
     },
 
     classifyDenial: classifyBwrapDenial,
+
+    async close() {
+      const state = await ready;
+      ready = undefined;
+      if (!state || 'available' in state) return;
+      await state.guard.close();
+      rmSync(state.files.dir, { recursive: true, force: true });
+    },
   };
+}
+
+/** Creates a directory only this user can use, when it is missing; a failure leaves the guard to remove instead. */
+function ensurePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    // Unwritable: taken-away paths are removed rather than moved.
+  }
 }
 
 /**
@@ -196,11 +253,9 @@ function writeHostFiles(arch: 'x64' | 'arm64'): HostFiles {
       return path;
     },
     denied: join(dir, 'denied'),
-    empty: join(dir, 'empty'),
   };
   writeFileSync(files.denied, '', { mode: 0o000 });
   chmodSync(files.denied, 0o000);
-  writeFileSync(files.empty, '', { mode: 0o444 });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return files;
 }

@@ -32,6 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 useLeakCheck();
+// Registered after the leak check, so it runs first: the backend's path guard is not a leak.
+afterAll(() => backend.close());
 
 const WORKSPACE_WRITE: SandboxPolicy = {
   type: 'workspace-write',
@@ -45,6 +47,7 @@ function door(
   approvalPolicy: ApprovalPolicy,
   policy: SandboxPolicy | EffectivePolicy,
   answers: ReviewDecision[] = [{ type: 'approved' }],
+  options: { stallAfterSpawnMs?: number } = {},
 ) {
   const name = `case-${Math.random().toString(36).slice(2, 8)}`;
   const cwd = join(root, name, 'workspace');
@@ -68,9 +71,19 @@ function door(
       },
     }),
     spawner: {
-      spawn: (request) => {
+      spawn: async (request) => {
         spawns.push(request);
-        return local.spawn(request);
+        const child = await local.spawn(request);
+        // A busy event loop right after the first spawn (a grammar compiled on first use, say): the
+        // command exits meanwhile, and the early-exit window's timer expires before the exit is seen.
+        if (options.stallAfterSpawnMs && spawns.length === 1) {
+          const stall = options.stallAfterSpawnMs;
+          setImmediate(() => {
+            const until = Date.now() + stall;
+            while (Date.now() < until) {}
+          });
+        }
+        return child;
       },
     },
     toolPlan: planTools({
@@ -242,5 +255,60 @@ describe('the worked example: a denied install, three ways', () => {
     expect(prompts).toEqual([]);
     expect(spawns.map(sandboxedSpawn)).toEqual([true]);
     expect(existsSync(target)).toBe(false);
+  });
+});
+
+describe('the early-exit window under a stalled event loop', () => {
+  const write = (target: string) => `touch ${target}`;
+
+  it('on-failure: a denial seen only after a 300 ms stall is still early, and the retry is offered', async () => {
+    const { exec, outside, prompts, spawns } = door('on-failure', WORKSPACE_WRITE, [{ type: 'approved' }], {
+      stallAfterSpawnMs: 300,
+    });
+    const target = join(outside, 'stalled.txt');
+    const result = receipt((await exec.execCommand({ cmd: write(target), login: false }, ctx())).text);
+    expect(prompts.map((prompt) => prompt.reason)).toEqual(['command failed; retry without sandbox?']);
+    expect(spawns.map(sandboxedSpawn)).toEqual([true, false]);
+    expect(result).toMatchObject({ exitCode: '0', sessionId: undefined });
+    expect(existsSync(target)).toBe(true);
+  });
+
+  it('never: the same denial is returned as a denial (wall time 0), not as a late receipt', async () => {
+    const { exec, outside, prompts, spawns, begins } = door('never', WORKSPACE_WRITE, [], {
+      stallAfterSpawnMs: 300,
+    });
+    const target = join(outside, 'stalled.txt');
+    const result = receipt((await exec.execCommand({ cmd: write(target), login: false }, ctx())).text);
+    expect(result).toMatchObject({ exitCode: '1', sessionId: undefined, wall: 0 });
+    expect(result.output).toMatch(/read-only file system/i);
+    expect(prompts).toEqual([]);
+    expect(spawns.map(sandboxedSpawn)).toEqual([true]);
+    expect(begins()).toEqual([]);
+  });
+});
+
+describe('protected paths through the door', () => {
+  it('a created .codex is taken away, and the receipt and an event say so', async () => {
+    const { exec, cwd } = door('never', WORKSPACE_WRITE);
+    const events: UxEvent[] = [];
+    exec.onEvent((event) => events.push(event));
+    const response = await exec.execCommand(
+      { cmd: 'mkdir .codex && echo "x" > .codex/config.toml; sleep 0.2; ls -A', login: false },
+      ctx(),
+    );
+    expect(existsSync(join(cwd, '.codex'))).toBe(false);
+    expect(response.text).toMatch(
+      /\nSandbox: the command created .*\/\.codex \(agent metadata[^\n]*\); a sandboxed command may not create it, so ux (moved it to|removed it)/,
+    );
+    expect(response.result?.sandbox_notices).toHaveLength(1);
+    // Gone inside the sandbox too, by the time `ls` runs.
+    expect(receipt(response.text).output.split('\n')).not.toContain('.codex');
+    expect(events.filter((event) => event.type === 'sandbox_notice')).toEqual([
+      expect.objectContaining({
+        call_id: 'call-1',
+        path: join(cwd, '.codex'),
+        kind: 'protected_path_undone',
+      }),
+    ]);
   });
 });

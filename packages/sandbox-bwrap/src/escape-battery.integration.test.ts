@@ -19,11 +19,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type EffectivePolicy, effectivePolicyFromSandboxPolicy } from '@ux/protocol';
+import { type EffectivePolicy, effectivePolicyFromSandboxPolicy, type SandboxNotice } from '@ux/protocol';
 import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';
 
 const backend = createBwrapSandbox();
@@ -71,6 +71,8 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 useLeakCheck();
+// Registered after the leak check, so it runs first: the backend's path guard is not a leak.
+afterAll(() => backend.close());
 
 async function sandboxed(
   script: string,
@@ -83,6 +85,8 @@ async function sandboxed(
     policy: policy(options),
     tty: options.tty ?? false,
   });
+  const notices: SandboxNotice[] = [];
+  plan.onNotice?.((notice) => notices.push(notice));
   try {
     const child = await spawner.spawn({
       argv: plan.argv,
@@ -92,7 +96,8 @@ async function sandboxed(
       stdin: 'closed',
     });
     const { status, text } = await runToEnd(child, 20_000);
-    return { exitCode: status.exitCode, output: text };
+    await plan.cleanup?.();
+    return { exitCode: status.exitCode, output: text, notices };
   } finally {
     await plan.cleanup?.();
   }
@@ -169,10 +174,24 @@ describe('blocked: git configuration and hooks stay read-only', () => {
     expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).toBe(gitConfigBefore);
   });
 
-  it('cannot create agent metadata directories', async () => {
-    const result = await sandboxed('mkdir -p .ux/skills && echo x > .ux/skills/evil');
-    expect(result.exitCode).not.toBe(0);
-    expect(existsSync(join(ws, '.ux', 'skills'))).toBe(false);
+  it('cannot keep agent metadata directories it creates: they are taken away at once and reported', async () => {
+    const result = await sandboxed(
+      'mkdir -p .ux/skills && echo x > .ux/skills/evil; sleep 0.2; ls -A; test ! -e .ux/skills/evil',
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.output.split('\n')).not.toContain('.ux');
+    expect(existsSync(join(ws, '.ux'))).toBe(false);
+    expect(result.notices).toEqual([
+      expect.objectContaining({ kind: 'protected_path_undone', path: join(ws, '.ux') }),
+    ]);
+    expect(result.notices[0]!.message).toMatch(/agent metadata/);
+  });
+
+  it('cannot point the repository elsewhere with a new .git/commondir', async () => {
+    const result = await sandboxed('echo ../../outside > .git/commondir; sleep 0.2; cat .git/commondir');
+    expect(result.output).toMatch(/No such file or directory/);
+    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false);
+    expect(result.notices.map((notice) => notice.path)).toEqual([join(ws, '.git', 'commondir')]);
   });
 });
 
@@ -420,16 +439,20 @@ describe('still working', () => {
     expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).toBe(gitConfigBefore);
   });
 
-  it('starts a login shell quietly when home is in the workspace, its missing start-up files blocked', async () => {
+  it('starts a login shell quietly when home is in the workspace; a start-up file it creates is taken away', async () => {
     const home = join(ws, 'home');
     mkdirSync(home);
-    const plan = await createBwrapSandbox({ homeDir: home }).plan({
-      argv: ['/bin/bash', '-lc', 'echo ready; echo "echo pwned" > .bashrc'],
+    const homeBackend = createBwrapSandbox({ homeDir: home });
+    onTestFinished(() => homeBackend.close());
+    const plan = await homeBackend.plan({
+      argv: ['/bin/bash', '-lc', 'echo ready; echo "echo pwned" > .bashrc; sleep 0.2; cat .bashrc'],
       cwd: home,
       env: { PATH, HOME: home },
       policy: policy(),
       tty: false,
     });
+    const notices: SandboxNotice[] = [];
+    plan.onNotice?.((notice) => notices.push(notice));
     try {
       const child = await spawner.spawn({
         argv: plan.argv,
@@ -439,13 +462,14 @@ describe('still working', () => {
         stdin: 'closed',
       });
       const { text } = await runToEnd(child, 20_000);
-      // Nothing before "ready": the placeholders read as empty files, not as unopenable devices.
-      expect(text).toMatch(/^ready\n.*\.bashrc: (Read-only file system|Permission denied)\n$/);
+      // Nothing before "ready" (no placeholder for a login shell to trip over), and the file is gone.
+      expect(text).toMatch(/^ready\n.*\.bashrc: No such file or directory\n$/);
     } finally {
       await plan.cleanup?.();
     }
     expect(existsSync(join(home, '.bashrc'))).toBe(false);
     expect(existsSync(join(home, '.bash_profile'))).toBe(false);
+    expect(notices.map((notice) => notice.path)).toEqual([join(home, '.bashrc')]);
   });
 
   it('runs node and python3, reads /etc/passwd', async () => {
@@ -467,12 +491,18 @@ describe('still working', () => {
     rmSync(name);
   });
 
-  it('leaves no placeholder files behind', async () => {
-    await sandboxed('true');
+  it('leaves no placeholder files behind, during the command or after it', async () => {
+    const before = readdirSync(ws).sort();
+    const gitBefore = readdirSync(join(ws, '.git')).sort();
+    const during = await sandboxed(`ls -A; ls -A .git; echo ---; ls -A '${ws}' > /dev/null`);
+    expect(during.output).not.toMatch(/^\.(ux|codex|agents)$/m);
+    expect(readdirSync(ws).sort()).toEqual(before);
+    expect(readdirSync(join(ws, '.git')).sort()).toEqual(gitBefore);
     expect(existsSync(join(ws, '.ux'))).toBe(false);
     expect(existsSync(join(ws, '.codex'))).toBe(false);
     expect(existsSync(join(ws, '.agents'))).toBe(false);
     expect(existsSync(join(ws, '.git', 'config.worktree'))).toBe(false);
+    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false);
     expect(existsSync(join(ws, '.git', 'info', 'attributes'))).toBe(false);
   });
 });

@@ -1,12 +1,20 @@
 export {
   type BwrapHost,
   type BwrapPlan,
+  LAUNCH_SCRIPT,
   LINUX_MINIMAL_READ_ROOTS,
-  type MountTarget,
   planBwrap,
 } from './bwrap-plan.js';
 export { classifyBwrapDenial } from './classify-bwrap-denial.js';
-export { type BwrapSandboxSettings, createBwrapSandbox } from './create-bwrap-sandbox.js';
+export { type BwrapSandbox, type BwrapSandboxSettings, createBwrapSandbox } from './create-bwrap-sandbox.js';
 export { findBwrap } from './find-bwrap.js';
+export { checkedNativeBinary, type NativeBinaryName, nativeBinaryPath } from './native-path.js';
+export {
+  createPathGuard,
+  type GuardTarget,
+  type GuardWatch,
+  type PathGuard,
+  type PathGuardOptions,
+} from './path-guard.js';
 export { explainFailure } from './probe-bwrap.js';
 export { buildSeccompProgram, type SeccompRule, seccompRules } from './seccomp/seccomp-program.js';

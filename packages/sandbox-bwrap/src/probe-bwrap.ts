@@ -42,6 +42,7 @@ export async function probeBwrapRun(
   bwrapPath: string,
   seccompFile: string,
   shell: string,
+  execShim: string,
 ): Promise<SandboxProbe | undefined> {
   const result = await run(shell, [
     '-c',
@@ -49,7 +50,6 @@ export async function probeBwrapRun(
     'ux-bwrap-probe',
     seccompFile,
     bwrapPath,
-    '--new-session',
     '--die-with-parent',
     '--unshare-user',
     '--unshare-pid',
@@ -66,6 +66,7 @@ export async function probeBwrapRun(
     '--seccomp',
     '3',
     '--',
+    execShim,
     '/bin/true',
   ]);
   if (result.code === 0) return undefined;

@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@ux/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';
 import { readProbeCache, writeProbeCache } from './probe-cache.js';
 
@@ -45,13 +45,17 @@ describe('the bwrap probe cache', () => {
   it('spares the next backend the probe: it takes the remembered features', async () => {
     const { dir } = fakeBinary();
     const cache = join(dir, 'real', 'bwrap-probe.json');
-    const first = await createBwrapSandbox({ probeCacheFile: cache }).probe();
+    const firstBackend = createBwrapSandbox({ probeCacheFile: cache });
+    onTestFinished(() => firstBackend.close());
+    const first = await firstBackend.probe();
     expect(first.available).toBe(true);
     // Flip a remembered feature (keeping the key): a backend that reads the cache reports the flip.
     const entry = JSON.parse(readFileSync(cache, 'utf8'));
     entry.probe.argv0 = !entry.probe.argv0;
     writeFileSync(cache, JSON.stringify(entry), { mode: 0o600 });
-    const second = await createBwrapSandbox({ probeCacheFile: cache }).probe();
+    const secondBackend = createBwrapSandbox({ probeCacheFile: cache });
+    onTestFinished(() => secondBackend.close());
+    const second = await secondBackend.probe();
     expect(second.available && second.details?.argv0).toBe(entry.probe.argv0);
   });
 });

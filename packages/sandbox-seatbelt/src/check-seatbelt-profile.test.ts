@@ -65,7 +65,28 @@ describe('checkSeatbeltProfile', () => {
     expect(checkSeatbeltProfile(text, [...ROOT, ['X_0', '/w/.git']])).toEqual([]);
   });
 
+  it('accepts the case-insensitive exclusions and move guards: a root parameter plus a regex below it', () => {
+    const text = [
+      HEADER,
+      '(allow file-write*',
+      '  (require-all (subpath (param "WRITABLE_ROOT_0"))',
+      '    (require-not (regex #"^/[^/]+/[.][gG][iI][tT]/[cC][oO][nN][fF][iI][gG]$"))',
+      '    (require-not (regex #"^/[^/]+/[.][cC][oO][dD][eE][xX](/|$)"))))',
+      '(deny file-write-unlink file-write-create',
+      '  (require-all (subpath (param "WRITABLE_ROOT_0"))',
+      '    (require-any',
+      '      (regex #"^/[^/]+$")',
+      '      (regex #"^/[^/]+/[.][gG][iI][tT]$"))))',
+    ].join('\n');
+    expect(checkSeatbeltProfile(text, ROOT)).toEqual([]);
+  });
+
   const rejects: [string, string, RegExp][] = [
+    [
+      'an unanchored regex',
+      '(allow file-write* (require-not (regex #"[.][gG][iI][tT]$")))',
+      /"\[\.\]\[gG\]\[iI\]\[tT\]\$" is not anchored with \^/,
+    ],
     ['a misspelt operation', '(allow file-wirte* (subpath "/w"))', /unknown operation file-wirte\*/],
     ['a misspelt filter', '(allow file-read* (subpth "/w"))', /unknown filter subpth/],
     [

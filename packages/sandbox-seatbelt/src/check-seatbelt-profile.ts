@@ -86,7 +86,8 @@ const SOCKET_DOMAINS = ['AF_UNIX', 'AF_INET', 'AF_INET6', 'AF_SYSTEM'];
  * Checks a generated profile's structure, so a typo cannot hide in a golden file: it must parse as
  * S-expressions, start with `(version 1)` and `(deny default)`, never `(allow default)`, and use only known
  * operations with filters of their kind; every `(param …)` must be one of `parameters` and every parameter
- * used; every string literal must stay within the 900-byte limit. Returns the problems (empty when none).
+ * used; every string literal must stay within the 900-byte limit, and every regex must be valid and
+ * anchored with `^`. Returns the problems (empty when none).
  */
 export function checkSeatbeltProfile(
   text: string,
@@ -131,6 +132,9 @@ export function checkSeatbeltProfile(
       } catch {
         report(node, `invalid regular expression ${JSON.stringify(node.value)}`);
       }
+      // ux's regexes count path components from the start; an unanchored one would match anywhere.
+      if (!node.value.startsWith('^'))
+        report(node, `regular expression ${JSON.stringify(node.value)} is not anchored with ^`);
     }
   };
 

@@ -5,6 +5,7 @@ export { OUTER_SANDBOX_MARKERS, outerSandboxMarker } from './outer-sandbox.js';
 export { parseSbpl, type SbplNode, SbplSyntaxError } from './parse-sbpl.js';
 export { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
 export { type GlobParts, sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
+export { sbplPathRegex } from './sbpl-path-regex.js';
 export { SBPL_STRING_MAX_BYTES } from './sbpl-text.js';
 export {
   SEATBELT_BASE_POLICY,
@@ -25,6 +26,8 @@ export {
 } from './seatbelt-profile.js';
 export {
   type SeatbeltDeniedGlob,
+  type SeatbeltExcludedPath,
+  type SeatbeltMoveGuard,
   type SeatbeltReadRule,
   type SeatbeltRules,
   type SeatbeltWritableRoot,

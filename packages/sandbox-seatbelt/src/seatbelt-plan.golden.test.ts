@@ -303,7 +303,8 @@ describe('Seatbelt golden plans', () => {
       expect(checkSeatbeltProfile(plan.profile, plan.parameters)).toEqual([]);
       expect(plan.argv.slice(0, 2)).toEqual(['/usr/bin/sandbox-exec', '-p']);
       expect(plan.argv.slice(-4)).toEqual(['--', '/bin/zsh', '-lc', 'make test']);
-      // Request paths travel as -D parameters only; none is spliced into the profile text.
+      // Whole request paths travel as -D parameters; only the part below a writable root or a glob base
+      // enters the profile text, as a regex, so no root or home path does.
       for (const marker of ['/Users/', '/Volumes/Work', '/private/var/folders']) {
         expect(plan.profile).not.toContain(marker);
       }

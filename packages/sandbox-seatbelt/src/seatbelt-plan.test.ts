@@ -10,7 +10,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { parseSbpl } from './parse-sbpl.js';
 import { planSeatbelt } from './seatbelt-plan.js';
-import { seatbeltRules } from './seatbelt-rules.js';
+import { type SeatbeltWritableRoot, seatbeltRules } from './seatbelt-rules.js';
 
 const fs = memoryFsView({
   '/w/.git/config': '',
@@ -38,6 +38,7 @@ const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanReques
   ...overrides,
 });
 const facts = { fs, hostEnv: {} };
+const excludedPaths = (root: SeatbeltWritableRoot) => root.excluded.map((entry) => entry.path);
 
 describe('planSeatbelt', () => {
   it('rejects an empty argv, a relative cwd and a Windows cwd', () => {
@@ -148,6 +149,15 @@ describe('planSeatbelt', () => {
     ).toThrow(/control character/);
   });
 
+  it('refuses a writable root too deep for its exclusions to fit a Seatbelt regex', () => {
+    const deep = `/${Array.from({ length: 150 }, () => 'd').join('/')}`;
+    expect(() =>
+      planSeatbelt(request({ cwd: deep }), { fs: memoryFsView({ [`${deep}/`]: '' }), hostEnv: {} }),
+    ).toThrow(
+      /writable root "\/d\/d.*" is too deep: excluding .* needs a \d+-byte Seatbelt regex; the limit is 900 bytes/,
+    );
+  });
+
   it('plans the same request identically', () => {
     expect(planSeatbelt(request(), facts)).toEqual(planSeatbelt(request(), facts));
   });
@@ -167,7 +177,7 @@ describe('seatbeltRules', () => {
       '/private/tmp',
       '/private/var/folders/x/T',
     ]);
-    expect(rules.writableRoots[0]!.excluded).toContain('/private/tmp/.git');
+    expect(excludedPaths(rules.writableRoots[0]!)).toContain('/private/tmp/.git');
   });
 
   it("makes an outer root exclude an inner root's protected paths, since Seatbelt allows are a union", () => {
@@ -176,9 +186,15 @@ describe('seatbeltRules', () => {
       fs,
     );
     const outer = rules.writableRoots.find((root) => root.root === '/w')!;
-    expect(outer.excluded).toEqual(
+    expect(excludedPaths(outer)).toEqual(
       expect.arrayContaining(['/w/.git/hooks', '/w/sub/.git/config', '/w/sub/.git/hooks']),
     );
+    // The outer root's regex counts its own one component, then spells the rest in every case.
+    expect(outer.excluded.find((entry) => entry.path === '/w/sub/.git/config')).toEqual({
+      path: '/w/sub/.git/config',
+      subtree: false,
+      regex: '^/[^/]+/([sS]|\u017f)[uU][bB]/[.][gG][iI][tT]/[cC][oO][nN][fF][iI][gG]$',
+    });
   });
 
   it('lets a deeper writable entry re-grant what an outer root protects', () => {
@@ -187,8 +203,8 @@ describe('seatbeltRules', () => {
       fs,
     );
     expect(rules.writableRoots.map((root) => root.root)).toEqual(['/w', '/w/.git/hooks']);
-    expect(rules.writableRoots[0]!.excluded).not.toContain('/w/.git/hooks');
-    expect(rules.writableRoots[0]!.excluded).toContain('/w/.git/config');
+    expect(excludedPaths(rules.writableRoots[0]!)).not.toContain('/w/.git/hooks');
+    expect(excludedPaths(rules.writableRoots[0]!)).toContain('/w/.git/config');
   });
 
   it('guards the parents of protected and deny-read paths inside writable roots, and nothing outside', () => {
@@ -201,7 +217,37 @@ describe('seatbeltRules', () => {
       }),
       fs,
     );
-    expect(rules.moveGuards).toEqual(['/w', '/w/.git', '/w/.git/info', '/w/data']);
+    // info/attributes is missing here, so it is not protected and .git/info is not guarded.
+    expect(rules.moveGuards.map((guard) => [guard.path, guard.root, guard.regex])).toEqual([
+      ['/w', '/w', '^/[^/]+$'],
+      ['/w/.git', '/w', '^/[^/]+/[.][gG][iI][tT]$'],
+      ['/w/data', '/w', '^/[^/]+/[dD][aA][tT][aA]$'],
+    ]);
+  });
+
+  it('bases each guard on the outermost writable root holding it, so every granted spelling is covered', () => {
+    const rules = seatbeltRules(
+      request({ policy: entries({ path: { type: 'path', path: '/w/sub' }, access: 'write' }) }),
+      fs,
+    );
+    const guard = rules.moveGuards.find((entry) => entry.path === '/w/sub/.git')!;
+    // /w grants /w/SUB/.git as well as /w/sub/.git; a guard under (subpath /w/sub) would miss the first.
+    expect(guard.root).toBe('/w');
+    expect(guard.regex).toBe('^/[^/]+/([sS]|\u017f)[uU][bB]/[.][gG][iI][tT]$');
+  });
+
+  it('excludes a protected file alone and anything else with its subtree', () => {
+    const rules = seatbeltRules(request(), fs);
+    const byPath = new Map(rules.writableRoots[0]!.excluded.map((entry) => [entry.path, entry.subtree]));
+    expect(Object.fromEntries(byPath)).toEqual({
+      '/w/.git/config': false,
+      '/w/.git/config.worktree': true,
+      '/w/.git/hooks': true,
+      '/w/.git/commondir': true,
+      '/w/.ux': true,
+      '/w/.codex': true,
+      '/w/.agents': true,
+    });
   });
 
   it('orders reads broad to narrow, a deny after an allow at the same depth', () => {

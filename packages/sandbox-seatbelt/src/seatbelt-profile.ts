@@ -22,7 +22,10 @@ export interface SeatbeltProfile {
 
 /**
  * Renders the SBPL profile: `(deny default)`, the base rules, the terminal, reads, writes, move guards,
- * deny-read globs, network. Every request path is a `(param "…")`; its value travels as `-D NAME=path`.
+ * deny-read globs, network. Every request path that a filter matches whole is a `(param "…")`; its value
+ * travels as `-D NAME=path`. The one place part of a path enters the text is below a parameter: the part
+ * of an excluded path or a move guard below its writable root, and the rest of a deny-read glob below its
+ * base, as an escaped SBPL regex (`sbplPathRegex`, `sbplGlobRegex`) that can hold no quote.
  */
 export function renderSeatbeltProfile(
   rules: SeatbeltRules,
@@ -62,16 +65,40 @@ export function renderSeatbeltProfile(
   }
 
   lines.push('', '; writes');
+  // Each writable root is one parameter, shared by its write rule and its move guards.
+  const rootParams =
+    rules.fileSystem === 'restricted'
+      ? rules.writableRoots.map(({ root }, i) => param(`WRITABLE_ROOT_${i}`, root))
+      : [];
   if (rules.fileSystem === 'unrestricted') lines.push('(allow file-write*)');
   else if (rules.writableRoots.length === 0) lines.push('; nothing is writable');
-  else lines.push(...rules.writableRoots.flatMap((root, i) => writeRule(root, i, param)));
+  else {
+    if (rules.writableRoots.some(({ excluded }) => excluded.length > 0)) {
+      lines.push(
+        '; protected and deny-read paths stay unwritable in every letter case (macOS volumes are',
+        '; case-insensitive by default): the root parameter plus a regex of the spellings below it;',
+        '; k and s also match U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S',
+      );
+    }
+    lines.push(...rules.writableRoots.flatMap((root, i) => writeRule(root, rootParams[i]!)));
+  }
 
   if (rules.moveGuards.length > 0) {
     lines.push(
-      '; renaming or replacing a parent of a protected or deny-read path would move it out of its rule',
+      '; renaming or replacing a parent of a protected or deny-read path would move it out of its rule;',
+      '; each guard is the root parameter plus a regex of every letter-case spelling below it',
       '(deny file-write-unlink file-write-create',
-      ...rules.moveGuards.map((path, i) => `  (literal ${param(`MOVE_GUARD_${i}`, path)})`),
     );
+    rules.writableRoots.forEach(({ root }, i) => {
+      const guards = rules.moveGuards.filter((guard) => guard.root === root);
+      if (guards.length === 0) return;
+      lines.push(
+        `  (require-all (subpath ${rootParams[i]!})`,
+        '    (require-any',
+        ...guards.map((guard) => `      (regex ${sbplRegex(guard.regex)})`),
+      );
+      lines[lines.length - 1] += '))';
+    });
     lines[lines.length - 1] += `${tag})`;
   }
 
@@ -91,22 +118,11 @@ export function renderSeatbeltProfile(
   return { text: `${lines.join('\n')}\n`, parameters };
 }
 
-function writeRule(
-  { root, excluded }: SeatbeltRules['writableRoots'][number],
-  index: number,
-  param: (name: string, value: string) => string,
-): string[] {
-  const rootParam = param(`WRITABLE_ROOT_${index}`, root);
+function writeRule({ excluded }: SeatbeltRules['writableRoots'][number], rootParam: string): string[] {
   if (excluded.length === 0) return [`(allow file-write* (subpath ${rootParam}))`];
   const lines = ['(allow file-write*', `  (require-all (subpath ${rootParam})`];
-  excluded.forEach((path, j) => {
-    const excludedParam = param(`WRITABLE_ROOT_${index}_EXCLUDED_${j}`, path);
-    // `subpath` alone would still let the excluded path itself be created (mkdir .git).
-    lines.push(
-      `    (require-not (literal ${excludedParam}))`,
-      `    (require-not (subpath ${excludedParam}))`,
-    );
-  });
+  // A `(/|$)` regex also blocks creating the excluded path itself (mkdir .git) and anything below it.
+  for (const { regex } of excluded) lines.push(`    (require-not (regex ${sbplRegex(regex)}))`);
   lines[lines.length - 1] += '))';
   return lines;
 }

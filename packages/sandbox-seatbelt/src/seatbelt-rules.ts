@@ -11,6 +11,7 @@ import {
 } from '@ux/protocol/core';
 import { macosPath, withPrivatePrefix } from './macos-path.js';
 import { sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
+import { sbplPathRegex } from './sbpl-path-regex.js';
 import { SBPL_STRING_MAX_BYTES, utf8Length } from './sbpl-text.js';
 
 /** One read rule; Seatbelt lets the later of two matching rules win, so order matters. */
@@ -22,8 +23,28 @@ export interface SeatbeltReadRule {
 
 export interface SeatbeltWritableRoot {
   root: string;
-  /** Paths below the root that stay unwritable: protected paths and deny-read paths. */
-  excluded: string[];
+  /** Paths below the root that stay unwritable in every letter case: protected paths and deny-read paths. */
+  excluded: SeatbeltExcludedPath[];
+}
+
+/** One path a writable root's write rule leaves out. */
+export interface SeatbeltExcludedPath {
+  /** Canonical path below (or at) the root. */
+  path: string;
+  /** Everything below it too: a directory, a link, a path that must not be created, a deny-read path. A file is matched alone. */
+  subtree: boolean;
+  /** SBPL regex for every letter-case spelling of the path (see `sbplPathRegex`), paired with the root's `subpath`. */
+  regex: string;
+}
+
+/** A directory that must not be renamed, deleted or replaced, in any letter case. */
+export interface SeatbeltMoveGuard {
+  /** Canonical path of the directory. */
+  path: string;
+  /** The outermost writable root holding it (every spelling a write rule grants starts with that root). */
+  root: string;
+  /** SBPL regex for every letter-case spelling of `path` below `root`. */
+  regex: string;
 }
 
 export interface SeatbeltDeniedGlob {
@@ -46,7 +67,7 @@ export interface SeatbeltRules {
   platformDefaults: boolean;
   writableRoots: SeatbeltWritableRoot[];
   /** Directories that must not be renamed, deleted or created: every parent, inside a writable root, of a protected or deny-read path. */
-  moveGuards: string[];
+  moveGuards: SeatbeltMoveGuard[];
   deniedGlobs: SeatbeltDeniedGlob[];
   network: NetworkPolicy;
   /** Writable entries that do not exist; nothing is granted for them. */
@@ -83,14 +104,22 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
 
   // Roots are canonical already; the /private spelling can make two of them one.
   const roots: { root: string; readOnly: string[] }[] = [];
+  // A file is excluded alone; anything else (a directory, a link, a missing path) with its subtree.
+  const fileOnly = new Set<string>();
+  const subtree = new Set<string>();
   for (const { root, readOnly } of layout.writableRoots) {
     const spelled = withPrivatePrefix(root);
-    const paths = readOnly.map((entry) => macosPath(entry.path, fs));
+    const paths = readOnly.map((entry) => {
+      const path = macosPath(entry.path, fs);
+      (entry.kind === 'file' ? fileOnly : subtree).add(path);
+      return path;
+    });
     const existing = roots.find((candidate) => candidate.root === spelled);
     if (existing) existing.readOnly.push(...paths.filter((path) => !existing.readOnly.includes(path)));
     else roots.push({ root: spelled, readOnly: paths });
   }
   const unreadable = unique(layout.unreadable.map(withPrivatePrefix));
+  for (const path of unreadable) subtree.add(path);
 
   // A carve-out of an outer root that lies inside a deeper writable root was granted by that deeper
   // entry (the most specific entry wins), so it is not protected.
@@ -103,12 +132,23 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
   // Seatbelt allows are a union: an outer root must exclude what an inner root protects as well.
   const writableRoots = roots.map(({ root }) => ({
     root,
-    excluded: unique([...carveOuts, ...unreadable].filter((path) => isUnder(path, root))),
+    excluded: unique([...carveOuts, ...unreadable].filter((path) => isUnder(path, root))).map((path) => {
+      const whole = subtree.has(path) || !fileOnly.has(path);
+      return { path, subtree: whole, regex: belowRootRegex(path, root, whole) };
+    }),
   }));
 
   const deniedGlobs = layout.unreadableGlobs.map((pattern) => deniedGlob(pattern, fs));
 
-  const underSomeRoot = (path: string) => roots.some(({ root }) => isUnder(path, root));
+  // The outermost root holding a path: every spelling any write rule grants starts with its canonical spelling.
+  const outermostRoot = (path: string) =>
+    roots
+      .filter(({ root }) => isUnder(path, root))
+      .reduce<string | undefined>(
+        (best, { root }) => (best === undefined || depth(root) < depth(best) ? root : best),
+        undefined,
+      );
+  const underSomeRoot = (path: string) => outermostRoot(path) !== undefined;
   // A carve-out itself is already unwritable; its parents are not. A glob's base is guarded itself too:
   // renaming it moves every match out of the pattern.
   const guards = new Set<string>();
@@ -130,7 +170,10 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
         (entry) => entry.path.type === 'special' && entry.path.value === 'minimal' && entry.access !== 'none',
       ),
     writableRoots,
-    moveGuards: [...guards].sort(),
+    moveGuards: [...guards].sort().map((path) => {
+      const root = outermostRoot(path)!;
+      return { path, root, regex: belowRootRegex(path, root, false) };
+    }),
     deniedGlobs,
     network: policy.network,
     missingWritableRoots: layout.missingWritableRoots,
@@ -196,6 +239,18 @@ function deniedGlob(pattern: string, fs: FsView): SeatbeltDeniedGlob {
     );
   }
   return { pattern, base: canonicalBase, regex };
+}
+
+/** `sbplPathRegex` for a path at or below a writable root, with the limit checked. */
+function belowRootRegex(path: string, root: string, subtree: boolean): string {
+  const relative = path === root ? '' : path.slice(root === '/' ? 1 : root.length + 1);
+  const regex = sbplPathRegex(relative, depth(root), { subtree });
+  if (utf8Length(regex) > SBPL_STRING_MAX_BYTES) {
+    throw policyError(
+      `writable root ${JSON.stringify(root)} is too deep: excluding ${JSON.stringify(path)} needs a ${utf8Length(regex)}-byte Seatbelt regex; the limit is ${SBPL_STRING_MAX_BYTES} bytes`,
+    );
+  }
+  return regex;
 }
 
 function policyError(message: string): InvalidArgumentsError {

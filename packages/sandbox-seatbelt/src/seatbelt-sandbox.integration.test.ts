@@ -83,6 +83,25 @@ describe.skipIf(!onMac)('Seatbelt on a real Mac (macOS only)', () => {
     expect(existsSync(join(dir, '.codex'))).toBe(false);
   });
 
+  it('keeps protected paths read-only in any letter case, and blocks creating them (macOS only)', async () => {
+    // On the default case-insensitive volume these name the real .git and .codex; on a case-sensitive
+    // one they name other (missing) paths and fail anyway, so the checks below hold on both.
+    const dir = workspace();
+    expect((await run(dir, 'echo evil > .GIT/hooks/pre-commit')).exitCode).not.toBe(0);
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect((await run(dir, 'echo x >> .Git/CONFIG')).exitCode).not.toBe(0);
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect((await run(dir, 'mkdir -p .CODEX/skills')).exitCode).not.toBe(0);
+    expect(existsSync(join(dir, '.codex'))).toBe(false);
+    expect((await run(dir, 'mv .GIT moved')).exitCode).not.toBe(0);
+    expect(existsSync(join(dir, '.git', 'config'))).toBe(true);
+    const allowed = await run(
+      dir,
+      'echo ok > .gitignore && mkdir -p .git/objects/ab && echo x > .git/objects/ab/cd',
+    );
+    expect(allowed.exitCode).toBe(0);
+  });
+
   it('hides deny-read globs from reads and from renames (macOS only)', async () => {
     const dir = workspace();
     mkdirSync(join(dir, 'conf'));

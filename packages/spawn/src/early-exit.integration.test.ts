@@ -52,6 +52,18 @@ describe('waitForEarlyExit', () => {
     expect(result.exited && new TextDecoder().decode(result.output)).toBe('late\n');
   });
 
+  it('counts an exit that happened before a stalled event loop let the window close', async () => {
+    const { child, tracker } = await start('echo denied >&2; exit 1');
+    const waiting = waitForEarlyExit(child, tracker);
+    // Busy the loop past the window: the process exits meanwhile, and the window's timer expires
+    // before the loop reaches the I/O that reports the exit.
+    setImmediate(() => {
+      const until = Date.now() + 300;
+      while (Date.now() < until) {}
+    });
+    expect(await waiting).toMatchObject({ exited: true, status: { exitCode: 1 } });
+  });
+
   it('answers at once for a process that has already exited', async () => {
     const { child, tracker } = await start('exit 7');
     await child.closed;

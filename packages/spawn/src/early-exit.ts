@@ -15,6 +15,11 @@ export type EarlyExit =
  * The window in which an exit may be a sandbox denial: waits up to 150 ms for the process to exit;
  * if it did, waits up to 20 ms more for one more piece of output (unless the output already closed)
  * and returns a snapshot of what was retained.
+ *
+ * The window's timer can fire before an exit that has already happened is seen: when the event loop
+ * stalls (a grammar compiled on first use, a large JSON parse), the expired timer runs before the
+ * I/O phase that would deliver the exit. So when the timer wins, pending I/O gets one turn of the loop
+ * before the verdict: a process that had exited by then still counts as an early exit.
  */
 export async function waitForEarlyExit(
   process: ExecProcess,
@@ -23,11 +28,18 @@ export async function waitForEarlyExit(
 ): Promise<EarlyExit> {
   const status =
     process.exitStatus() ??
-    (await raceTimeout(process.exited, options.graceMs ?? EARLY_EXIT_GRACE_PERIOD_MS));
+    (await raceTimeout(process.exited, options.graceMs ?? EARLY_EXIT_GRACE_PERIOD_MS)) ??
+    (await afterPendingEvents(process));
   if (!status) return { exited: false };
   if (!tracker.outputClosed)
     await raceTimeout(tracker.nextChange(), options.settleMs ?? EARLY_EXIT_OUTPUT_SETTLE_MS);
   return { exited: true, status, output: tracker.buffer.snapshot() };
+}
+
+/** Lets the loop's I/O phase run once (exit notifications, output), then reads the exit status. */
+async function afterPendingEvents(process: ExecProcess): Promise<ExitStatus | undefined> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return process.exitStatus();
 }
 
 async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -81,7 +81,7 @@ export class PipeProcess implements ExecProcess {
   }
 
   async terminate(): Promise<void> {
-    this.group.signal('SIGKILL');
+    this.group.terminate();
   }
 
   exitStatus(): ExitStatus | undefined {

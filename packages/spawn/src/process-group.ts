@@ -1,3 +1,4 @@
+import { TERMINATE_GRACE_MS } from '@ux/protocol/core';
 import type { HostReaper } from './host-reaper.js';
 
 /**
@@ -8,6 +9,7 @@ import type { HostReaper } from './host-reaper.js';
 export class ProcessGroup {
   private gone = false;
   private recheck: NodeJS.Timeout | undefined;
+  private kill: NodeJS.Timeout | undefined;
 
   constructor(
     readonly pgid: number,
@@ -23,6 +25,21 @@ export class ProcessGroup {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ESRCH') this.release();
     }
+  }
+
+  /**
+   * SIGTERM to the group now, SIGKILL to whatever of it is left after `graceMs`: programs get their
+   * chance to clean up, and one that ignores SIGTERM (or a sandbox wrapper that passes it on) still
+   * ends. The pending SIGKILL is dropped once the group is known to be empty.
+   */
+  terminate(graceMs = TERMINATE_GRACE_MS): void {
+    if (this.gone) return;
+    this.signal('SIGTERM');
+    if (this.gone || this.kill) return;
+    this.kill = setTimeout(() => {
+      this.kill = undefined;
+      this.signal('SIGKILL');
+    }, graceMs);
   }
 
   /**
@@ -62,6 +79,8 @@ export class ProcessGroup {
     this.gone = true;
     if (this.recheck) clearTimeout(this.recheck);
     this.recheck = undefined;
+    if (this.kill) clearTimeout(this.kill);
+    this.kill = undefined;
     this.reaper.unregister(this.pgid);
   }
 }

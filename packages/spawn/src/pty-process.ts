@@ -106,7 +106,7 @@ export class PtyProcess implements ExecProcess {
   }
 
   async terminate(): Promise<void> {
-    this.group.signal('SIGKILL');
+    this.group.terminate();
   }
 
   resize(size: TerminalSize): void {

@@ -3,8 +3,9 @@ import type { DoorContext, Launched } from './door-context.js';
 import { OutputStream } from './output-stream.js';
 
 /**
- * Announces a started command (`exec_command_begin`) and streams its output from now on as delta
- * events: the start `exec_command` and `shell_command` share.
+ * Announces a started command (`exec_command_begin`), streams its output from now on as delta events,
+ * and reports what its sandbox takes back (`sandbox_notice`): the start `exec_command` and
+ * `shell_command` share.
  */
 export function beginStreaming(
   door: DoorContext,
@@ -27,6 +28,18 @@ export function beginStreaming(
     source: start.source,
     sandbox: launched.sandboxType,
   });
+  launched.notices.onNotice((notice) =>
+    door.emit({
+      type: 'sandbox_notice',
+      call_id: callId,
+      process_id: String(start.processId),
+      kind: notice.kind,
+      path: notice.path,
+      ...(notice.movedTo === undefined ? {} : { moved_to: notice.movedTo }),
+      ...(notice.error === undefined ? {} : { error: notice.error }),
+      message: notice.message,
+    }),
+  );
   return new OutputStream(launched.process, (chunk) =>
     door.emit({ type: 'exec_command_output_delta', call_id: callId, stream: 'stdout', chunk }),
   );

@@ -229,6 +229,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       await cleanBackgroundTerminals();
       await Promise.allSettled(running);
       await Promise.all(entries.map((entry) => entry.launched.process.closed));
+      await Promise.all(entries.map((entry) => entry.launched.settled()));
     },
     async handleOp(raw) {
       if (!isOp(raw))

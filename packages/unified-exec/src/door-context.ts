@@ -6,6 +6,7 @@ import type { EnvironmentPolicy } from './build-environment.js';
 import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
 import type { ProcessStore, StoredEntry } from './process-store.js';
+import type { SandboxNotices } from './sandbox-notices.js';
 
 /** Anything that starts processes: the local spawner, or a router that also reaches exec-servers. */
 export interface ProcessStarter {
@@ -19,6 +20,10 @@ export interface Launched {
   plan: LaunchPlan | undefined;
   /** The sandbox backend id, or `none`. */
   sandboxType: string;
+  /** What the sandboxes of this command's attempts reported. */
+  notices: SandboxNotices;
+  /** Resolves once the process has ended and its sandbox cleaned up (bounded wait); never rejects. */
+  settled(): Promise<void>;
 }
 
 /** A live process kept across calls. */

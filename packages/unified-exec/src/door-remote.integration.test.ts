@@ -137,10 +137,10 @@ describe('§11.1 through a remote environment', () => {
   it('9. streams output that arrives across polls, with one End', async () => {
     const { door, events } = remoteDoor();
     await door.execCommand(
-      { cmd: 'sleep 0.5 && echo MARKER1 && sleep 0.5 && echo MARKER2', tty: true, yield_time_ms: 10 },
+      { cmd: 'sleep 1 && echo MARKER1 && sleep 1 && echo MARKER2', tty: true, yield_time_ms: 10 },
       ctx(),
     );
-    for (const yieldMs of [10, 300, 2000])
+    for (const yieldMs of [10, 300, 3000])
       await door.writeStdin({ session_id: 1000, chars: 'x', yield_time_ms: yieldMs }, ctx('w'));
     expect(ofType(events, 'terminal_interaction')).toHaveLength(3);
     expect(await eventually(() => ofType(events, 'exec_command_end').length === 1)).toBe(true);
@@ -260,7 +260,7 @@ describe('§11.1 through a remote environment', () => {
     await door.cleanBackgroundTerminals();
     expect(await waitUntilDead(pid)).toBe(true);
     expect(await eventually(() => ofType(events, 'exec_command_end').length === 1)).toBe(true);
-    expect(ofType(events, 'exec_command_end')[0]).toMatchObject({ exit_code: 137, status: 'failed' });
+    expect(ofType(events, 'exec_command_end')[0]).toMatchObject({ exit_code: 143, status: 'failed' });
   });
 
   it('18. is killed by shutdown too', async () => {
@@ -280,7 +280,7 @@ describe('§11.1 through a remote environment', () => {
     const { door } = remoteDoor();
     await door.execCommand(
       {
-        cmd: 'head -c 160000 /dev/zero | tr "\\0" a; echo; sleep 0.3; for i in 1 2 3; do echo TAIL-MARKER-$i; done; sleep 1',
+        cmd: 'head -c 160000 /dev/zero | tr "\\0" a; echo; sleep 1; for i in 1 2 3; do echo TAIL-MARKER-$i; done; sleep 1',
         yield_time_ms: 250,
       },
       ctx(),

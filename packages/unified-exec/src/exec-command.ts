@@ -60,6 +60,7 @@ export async function execCommand(
     if (outcome.status === 'denied') {
       // Denied inside the early-exit window and not retried: an ordinary-looking receipt of that run.
       door.store.release(id);
+      if (outcome.value.tracker.outputClosed) await outcome.value.settled();
       return receipt(
         {
           chunkId: newChunkId(),
@@ -67,6 +68,7 @@ export async function execCommand(
           exitCode: outcome.denial.exitCode,
           output: collectedText(outcome.denial.output),
           maxTokens,
+          notices: outcome.value.notices.takeUnreported(),
         },
         args.max_output_tokens !== undefined,
       );
@@ -116,6 +118,7 @@ export async function execCommand(
     if (!aliveAtStart) {
       const status = process.exitStatus();
       await stream.drained;
+      if (tracker.outputClosed) await launched.settled();
       door.emit({
         type: 'exec_command_end',
         call_id: context.callId,
@@ -131,7 +134,14 @@ export async function execCommand(
       door.store.release(id);
       if (collected.aborted) return { text: abortedText(startedAt), success: false, aborted: true };
       return receipt(
-        { chunkId: newChunkId(), wallTimeMs, exitCode: status?.exitCode ?? -1, output, maxTokens },
+        {
+          chunkId: newChunkId(),
+          wallTimeMs,
+          exitCode: status?.exitCode ?? -1,
+          output,
+          maxTokens,
+          notices: launched.notices.takeUnreported(),
+        },
         args.max_output_tokens !== undefined,
       );
     }
@@ -145,11 +155,13 @@ export async function execCommand(
     }
     const stored = door.store.get(id);
     if (!stored) return failure(`exec_command failed for \`${shlexJoin(argv)}\`: Unknown process id ${id}`);
+    const status = process.exitStatus();
+    if (status && tracker.outputClosed) await launched.settled();
     return sessionReceipt(
       door,
       id,
-      process.exitStatus(),
-      { wallTimeMs, output, maxTokens },
+      status,
+      { wallTimeMs, output, maxTokens, notices: launched.notices.takeUnreported() },
       args.max_output_tokens,
     );
   } finally {

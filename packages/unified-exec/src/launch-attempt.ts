@@ -1,6 +1,7 @@
 import type { Attempt } from '@ux/orchestrator';
 import { OutputTracker, waitForEarlyExit } from '@ux/spawn';
 import type { Launched, ProcessStarter } from './door-context.js';
+import type { SandboxNotices } from './sandbox-notices.js';
 
 export interface LaunchRequest {
   argv: readonly string[];
@@ -11,11 +12,19 @@ export interface LaunchRequest {
   projectRoots: readonly string[];
 }
 
+/** Longest wait for a sandbox's clean-up (its last notices) before a receipt is rendered without them. */
+export const SANDBOX_SETTLE_MAX_MS = 2_000;
+
 /**
  * The one `attempt` the orchestrator is given: plan the sandbox (when one is chosen), start the process,
  * and wait out the early-exit window so a fast denial can be judged. It never retries by itself.
+ * Every attempt's sandbox notices go to `notices`.
  */
-export function launchAttempt(spawner: ProcessStarter, request: LaunchRequest): Attempt<Launched> {
+export function launchAttempt(
+  spawner: ProcessStarter,
+  request: LaunchRequest,
+  notices: SandboxNotices,
+): Attempt<Launched> {
   return async (sandbox) => {
     const plan = sandbox
       ? await sandbox.backend.plan({
@@ -27,6 +36,7 @@ export function launchAttempt(spawner: ProcessStarter, request: LaunchRequest): 
           projectRoots: request.projectRoots,
         })
       : undefined;
+    plan?.onNotice?.((notice) => notices.add(notice));
     let process: Launched['process'];
     try {
       process = await spawner.spawn({
@@ -40,10 +50,18 @@ export function launchAttempt(spawner: ProcessStarter, request: LaunchRequest): 
       await plan?.cleanup?.();
       throw error;
     }
-    // Mount points and other traces of the sandbox go once the process and its output are done.
-    if (plan?.cleanup) void process.closed.then(() => plan.cleanup?.()).catch(() => {});
+    // The sandbox's watches and other traces go once the process and its output are done; its last
+    // notices are in by the time `settled` resolves.
+    const settled = process.closed.then(() => plan?.cleanup?.()).catch(() => {});
     const tracker = new OutputTracker(process);
-    const launched: Launched = { process, tracker, plan, sandboxType: plan?.sandboxType ?? 'none' };
+    const launched: Launched = {
+      process,
+      tracker,
+      plan,
+      sandboxType: plan?.sandboxType ?? 'none',
+      notices,
+      settled: () => within(settled, SANDBOX_SETTLE_MAX_MS),
+    };
     const early = await waitForEarlyExit(process, tracker);
     if (!early.exited) return { value: launched };
     return {
@@ -57,4 +75,11 @@ export function launchAttempt(spawner: ProcessStarter, request: LaunchRequest): 
       },
     };
   };
+}
+
+/** Resolves when `promise` does or after `ms`, whichever is first; never rejects. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

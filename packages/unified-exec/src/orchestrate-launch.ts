@@ -9,6 +9,7 @@ import { UxError } from '@ux/protocol/core';
 import { buildEnvironment } from './build-environment.js';
 import type { DoorContext, Launched } from './door-context.js';
 import { launchAttempt } from './launch-attempt.js';
+import { SandboxNotices } from './sandbox-notices.js';
 import { type CallContext, failure, type ToolResponse } from './tool-response.js';
 
 export type LaunchResult = { outcome: OrchestratorOutcome<Launched> } | { failure: ToolResponse };
@@ -29,7 +30,7 @@ export async function orchestrateLaunch(
   try {
     const outcome = await door.orchestrator.run(
       { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}), ...request },
-      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }),
+      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, new SandboxNotices()),
     );
     return { outcome };
   } catch (error) {

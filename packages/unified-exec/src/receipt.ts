@@ -16,7 +16,7 @@ export function sessionReceipt(
   door: DoorContext,
   id: number,
   status: ExitStatus | undefined,
-  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens'>,
+  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices'>,
   requested: number | undefined,
 ): ToolResponse {
   if (status) door.store.release(id);

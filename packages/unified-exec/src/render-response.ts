@@ -17,6 +17,8 @@ export interface ResponseParts {
   output: CollectedOutput;
   /** The effective token budget. */
   maxTokens: number;
+  /** What the sandbox took back since the last receipt of this process, one message each. */
+  notices?: readonly string[];
 }
 
 /** The text the model reads (spec §3.9), byte for byte. */
@@ -26,6 +28,7 @@ export function renderResponseText(parts: ResponseParts): string {
   lines.push(`Wall time: ${(parts.wallTimeMs / 1000).toFixed(4)} seconds`);
   if (parts.exitCode !== undefined) lines.push(`Process exited with code ${parts.exitCode}`);
   if (parts.sessionId !== undefined) lines.push(`Process running with session ID ${parts.sessionId}`);
+  for (const notice of parts.notices ?? []) lines.push(`Sandbox: ${notice}`);
   lines.push(`Original token count: ${parts.output.tokenCount}`);
   lines.push('Output:');
   lines.push(parts.output.truncated(parts.maxTokens));
@@ -43,6 +46,7 @@ export function renderStructured(parts: ResponseParts, truncate: boolean): ExecR
     ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),
     ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
     original_token_count: parts.output.tokenCount,
+    ...(parts.notices?.length ? { sandbox_notices: [...parts.notices] } : {}),
     output: truncate ? parts.output.truncated(parts.maxTokens) : parts.output.text(),
   };
 }

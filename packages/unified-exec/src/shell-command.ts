@@ -47,8 +47,16 @@ export async function shellCommand(
     );
     if ('failure' in launch) return launch.failure;
     const { outcome } = launch;
-    if (outcome.status === 'denied')
-      return render(outcome.denial.exitCode, collectedText(outcome.denial.output), 0, undefined);
+    if (outcome.status === 'denied') {
+      if (outcome.value.tracker.outputClosed) await outcome.value.settled();
+      return render(
+        outcome.denial.exitCode,
+        collectedText(outcome.denial.output),
+        0,
+        undefined,
+        outcome.value.notices.takeUnreported(),
+      );
+    }
 
     const { process, tracker } = outcome.value;
     const stream = beginStreaming(door, {
@@ -83,6 +91,7 @@ export async function shellCommand(
     }
     const status = process.exitStatus();
     await stream.drained;
+    await outcome.value.settled();
     const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (status?.exitCode ?? -1);
     const wallTimeMs = Date.now() - startedAt;
     door.emit({
@@ -98,7 +107,13 @@ export async function shellCommand(
       status: exitCode === 0 ? 'completed' : 'failed',
     });
     if (ended === 'aborted') return { text: abortedText(startedAt), success: false, aborted: true };
-    return render(exitCode, output, wallTimeMs, timedOut ? timeoutMs : undefined);
+    return render(
+      exitCode,
+      output,
+      wallTimeMs,
+      timedOut ? timeoutMs : undefined,
+      outcome.value.notices.takeUnreported(),
+    );
   } finally {
     door.store.release(id);
     call.done();
@@ -109,14 +124,16 @@ export async function shellCommand(
     output: CollectedOutput,
     wallTimeMs: number,
     timedOutAfter: number | undefined,
+    notices: readonly string[],
   ): ToolResponse {
     const body = output.truncated(door.toolOutputTokenLimit);
+    const sandbox = notices.map((notice) => `Sandbox: ${notice}\n`).join('');
     const note =
       timedOutAfter === undefined
         ? ''
         : `\ncommand timed out after ${timedOutAfter} ms; its process group was killed`;
     return {
-      text: `Exit code: ${exitCode}\nWall time: ${(wallTimeMs / 1000).toFixed(1)} seconds\nOutput:\n${body}${note}`,
+      text: `Exit code: ${exitCode}\nWall time: ${(wallTimeMs / 1000).toFixed(1)} seconds\n${sandbox}Output:\n${body}${note}`,
       success: true,
     };
   }

@@ -71,7 +71,9 @@ export function makeDoor(options: DoorOptions = {}) {
     cwd,
     userShell: '/bin/bash',
     deterministicIds: true,
-    baseEnvironment: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    // A home of its own: login shells must not read this machine's start-up files (a slow or broken
+    // ~/.bashrc would decide the tests' timing).
+    baseEnvironment: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('ux-door-home-') },
     ...options.door,
   });
   const events: UxEvent[] = [];

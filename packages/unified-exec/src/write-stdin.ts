@@ -67,6 +67,7 @@ export async function writeStdin(
     const output = collected.output;
     if (!door.store.get(id)) return failure(`write_stdin failed: Unknown process id ${id}`);
     const status = process.exitStatus();
+    if (status && tracker.outputClosed) await entry.launched.settled();
     if (chars !== '' || !status) {
       door.emit({
         type: 'terminal_interaction',
@@ -83,6 +84,7 @@ export async function writeStdin(
         wallTimeMs: Date.now() - startedAt,
         output,
         maxTokens: maxOutputTokens(door, args.max_output_tokens),
+        notices: entry.launched.notices.takeUnreported(),
       },
       args.max_output_tokens,
     );

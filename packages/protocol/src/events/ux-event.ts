@@ -57,6 +57,24 @@ export interface ExecCommandEndEvent {
   status: 'completed' | 'failed';
 }
 
+/**
+ * The sandbox took back something a running command did: a protected path it created was moved away
+ * (or removed) at once. The receipt of the call that observes it says the same.
+ */
+export interface SandboxNoticeEvent {
+  type: 'sandbox_notice';
+  /** The call id of the `exec_command` that started the process. */
+  call_id: string;
+  process_id: string;
+  kind: 'protected_path_undone';
+  path: string;
+  /** Where it went, when it was kept. */
+  moved_to?: string;
+  /** Set when it could not be taken away. */
+  error?: string;
+  message: string;
+}
+
 /** The turn was interrupted. Stored processes keep running. */
 export interface TurnAbortedEvent {
   type: 'turn_aborted';
@@ -69,6 +87,7 @@ export type UxEvent =
   | ExecCommandOutputDeltaEvent
   | TerminalInteractionEvent
   | ExecCommandEndEvent
+  | SandboxNoticeEvent
   | TurnAbortedEvent;
 
 export type UxEventType = UxEvent['type'];

@@ -38,7 +38,33 @@ export interface SandboxPlanRequest {
   tty: boolean;
 }
 
-/** How to start the sandboxed command; a spawner runs it as it would any command. */
+/**
+ * Something the sandbox did while a command ran that the user and the model must hear about: a
+ * protected path the command created (a backend that cannot pre-empt a missing name without leaving a
+ * file on the host watches for it instead) was taken away at once.
+ */
+export interface SandboxNotice {
+  kind: 'protected_path_undone';
+  /** The path the command created. */
+  path: string;
+  /** Where it was moved (a quarantine directory); absent when it was removed, or could not be moved. */
+  movedTo?: string;
+  /** Set when taking it away failed: it is still there. */
+  error?: string;
+  /** One line for people and models: what happened, why, and what to do instead. */
+  message: string;
+}
+
+/**
+ * How to start the sandboxed command; a spawner runs it as it would any command.
+ *
+ * Signals (a rule for every backend, checked by the conformance suite): whatever wraps the command
+ * must be transparent to them. SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to the launched process's group
+ * (pipes) or to the terminal's foreground group (Ctrl-C on a PTY) must reach the command as they would
+ * unsandboxed and must not end the wrapper, which stays until the command exits and then exits with
+ * the command's own code (128 + N for a death by signal N). SIGKILL of the group ends everything the
+ * sandbox holds, wrapper included.
+ */
 export interface LaunchPlan {
   argv: string[];
   cwd: string;
@@ -47,8 +73,13 @@ export interface LaunchPlan {
   /** The backend id that produced the plan (reported in events and receipts). */
   sandboxType: string;
   enforcement: SandboxEnforcement;
-  /** Runs after the process has exited and its output closed (remove mount points, undo ACLs). */
+  /**
+   * Runs after the process has exited and its output closed (stop watching, undo ACLs). Resolves once
+   * every notice of this run has been delivered. Idempotent.
+   */
   cleanup?: () => Promise<void>;
+  /** Optional: subscribes to notices of this run (see `SandboxNotice`); returns the unsubscribe function. */
+  onNotice?(listener: (notice: SandboxNotice) => void): () => void;
 }
 
 /** What a command left behind, for deciding whether the sandbox stopped it. */
@@ -63,7 +94,8 @@ export interface DenialEvidence {
 export type DenialVerdict = 'denied' | 'not_denied' | 'unknown';
 
 /**
- * A sandbox backend plugin. It plans; it never spawns. Create with a `createXSandbox(settings?)`
+ * A sandbox backend plugin. It plans; it never spawns the command (it may keep a helper of its own
+ * between plans, ended by `close()`). Create with a `createXSandbox(settings?)`
  * factory and hand it to `createSandboxRegistry`; nothing registers itself.
  */
 export interface SandboxBackend {
@@ -81,4 +113,10 @@ export interface SandboxBackend {
   plan(request: SandboxPlanRequest): Promise<LaunchPlan>;
   /** Optional: recognise this backend's own denial signatures. */
   classifyDenial?(evidence: DenialEvidence): DenialVerdict;
+  /**
+   * Optional: ends what the backend keeps between plans (a helper process, private files). Plans made
+   * afterwards start them again. Hosts call it when they are done with the backend; tests call it
+   * before checking that nothing was left running.
+   */
+  close?(): Promise<void>;
 }

@@ -1,5 +1,11 @@
 export const SPAWNER_SPECIFICATION_VERSION = 'ux-spawner-v1';
 
+/**
+ * How long `terminate()` waits between SIGTERM and SIGKILL: long enough for a program to remove its
+ * lock files and flush, short enough that a program that ignores SIGTERM is gone well within 2 s.
+ */
+export const TERMINATE_GRACE_MS = 500;
+
 export interface TerminalSize {
   rows: number;
   cols: number;
@@ -52,7 +58,11 @@ export interface ExecProcess {
   write(data: Uint8Array | string): Promise<void>;
   /** SIGINT to the process group (Ctrl-C). Idempotent and safe after exit. */
   interrupt(): Promise<void>;
-  /** SIGKILL to the process group. Idempotent and safe after exit. */
+  /**
+   * Ends the process: SIGTERM to the process group, then, after a short grace (`TERMINATE_GRACE_MS`),
+   * SIGKILL to whatever of the group is left, a sandbox wrapper included. Resolves once SIGTERM was
+   * sent; `exited` tells when it is over. Idempotent and safe after exit.
+   */
   terminate(): Promise<void>;
   /**
    * Optional: stop reading the output until `resumeOutput()`. Once its pipe fills, the child blocks

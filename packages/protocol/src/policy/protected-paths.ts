@@ -4,8 +4,13 @@ import type { FsView } from './fs-view.js';
 /** One path inside a writable root that must stay read-only, and why. */
 export interface ProtectedPath {
   path: string;
-  /** What is there now; `missing` paths must not be created. */
+  /**
+   * What is there now. A `missing` path must not be created: a backend pre-empts its creation where it
+   * can do so without leaving anything on the host (Seatbelt rules), or watches for it and takes it
+   * away at once (bubblewrap); see docs/protected-paths.md.
+   */
   kind: 'file' | 'dir' | 'symlink' | 'missing';
+  /** The threat this path answers. */
   why: string;
 }
 
@@ -30,14 +35,45 @@ export const SHELL_STARTUP_FILES = [
 /** Other per-user files that configure or run code: global git config, SSH keys and trust. */
 export const USER_CONFIG_PATHS = ['.gitconfig', '.config/git', '.ssh'] as const;
 
-/** Start-up files whose creation is blocked when missing (the ones every common shell reads). */
-const STARTUP_FILES_TO_BLOCK = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv'];
+/**
+ * Start-up files and user configuration whose creation is guarded when missing: a shell reads the
+ * first of several (`.bash_profile`, `.bash_login`, `.profile`), so any of them can be planted.
+ * Names below `.config` are left out: guarding a missing `.config` would take away what ordinary
+ * tools create there.
+ */
+const GUARDED_WHEN_MISSING = new Set([
+  ...SHELL_STARTUP_FILES.filter((name) => !name.startsWith('.config/')),
+  '.gitconfig',
+  '.ssh',
+]);
 
 /**
- * What git reads as configuration or runs as code inside one git directory. Everything else (objects,
- * refs, index, logs, HEAD) stays writable, so `git add` and `git commit` work in a writable workspace.
+ * What git reads as configuration or runs as code inside one git directory, and whether creating the
+ * name when it is missing is a threat of its own. Everything else (objects, refs, index, logs, HEAD)
+ * stays writable, so `git add` and `git commit` work in a writable workspace.
  */
-const GIT_DIR_CODE = ['config', 'config.worktree', 'hooks', 'info/attributes'] as const;
+const GIT_DIR_CODE: readonly { name: string; why: string; blockWhenMissing: boolean }[] = [
+  {
+    name: 'config',
+    why: 'git configuration: names programs git runs (core.fsmonitor, core.pager, aliases, filters)',
+    blockWhenMissing: true,
+  },
+  {
+    name: 'config.worktree',
+    why: 'per-worktree git configuration (read with extensions.worktreeConfig)',
+    blockWhenMissing: true,
+  },
+  { name: 'hooks', why: 'git hooks: programs the next git command runs on the host', blockWhenMissing: true },
+  {
+    name: 'commondir',
+    why: 'says where the repository, its config and hooks live; git reads it in every git directory',
+    blockWhenMissing: true,
+  },
+  // A missing info/attributes is not guarded: it can only select drivers that configuration defines,
+  // and the worktree's own .gitattributes, which a writable workspace always lets a command write, can
+  // do the same.
+  { name: 'info/attributes', why: 'selects filter and diff drivers', blockWhenMissing: false },
+];
 /** In a linked worktree's git dir: the files that say where the repository and its config are. */
 const GIT_WORKTREE_POINTERS = ['commondir', 'gitdir', 'config.worktree'] as const;
 
@@ -85,19 +121,30 @@ export function protectedPaths(
   } else if (gitKind === 'symlink') {
     add(gitPath, 'git directory link');
   } else {
-    add(gitPath, 'a new git directory would bring its own hooks and config');
+    add(gitPath, 'a new git directory brings its own config and hooks, which git on the host would run');
   }
 
   for (const name of options.metadataDirs ?? PROTECTED_METADATA_DIRS) {
-    add(api.join(root, name), 'agent metadata: instructions and skills');
+    add(
+      api.join(root, name),
+      'agent metadata: configuration, instructions and skills an agent loads at its next start',
+    );
   }
 
   const home = options.homeDir;
   if (home && homeInside(home, root, api)) {
-    for (const name of SHELL_STARTUP_FILES) {
-      add(api.join(home, name), 'shell start-up file', STARTUP_FILES_TO_BLOCK.includes(name));
-    }
-    for (const name of USER_CONFIG_PATHS) add(api.join(home, name), 'user git or SSH configuration', false);
+    for (const name of SHELL_STARTUP_FILES)
+      add(
+        api.join(home, name),
+        'shell start-up file: code that runs at the next login',
+        GUARDED_WHEN_MISSING.has(name),
+      );
+    for (const name of USER_CONFIG_PATHS)
+      add(
+        api.join(home, name),
+        'global git configuration, or SSH keys and trust',
+        GUARDED_WHEN_MISSING.has(name),
+      );
   }
   return found;
 }
@@ -105,10 +152,8 @@ export function protectedPaths(
 type Add = (path: string, why: string, blockWhenMissing?: boolean) => void;
 
 function protectGitDir(gitDir: string, fs: FsView, add: Add, api: PathApi, depth = 0): void {
-  for (const name of GIT_DIR_CODE) {
-    // config and hooks exist in every repository; the others must not be created either.
-    add(api.join(gitDir, name), 'git configuration or hooks');
-  }
+  for (const { name, why, blockWhenMissing } of GIT_DIR_CODE)
+    add(api.join(gitDir, name), why, blockWhenMissing);
   if (depth > 8) return;
   protectModules(api.join(gitDir, 'modules'), fs, add, api, depth);
   const worktrees = api.join(gitDir, 'worktrees');

@@ -24,11 +24,11 @@ describe('protectedPaths', () => {
       'file /w/.git/config',
       'missing /w/.git/config.worktree',
       'dir /w/.git/hooks',
-      'missing /w/.git/info/attributes',
+      'missing /w/.git/commondir',
       'file /w/.git/modules/lib/config',
       'missing /w/.git/modules/lib/config.worktree',
       'dir /w/.git/modules/lib/hooks',
-      'missing /w/.git/modules/lib/info/attributes',
+      'missing /w/.git/modules/lib/commondir',
       'file /w/.git/worktrees/feature/commondir',
       'file /w/.git/worktrees/feature/gitdir',
       'missing /w/.git/worktrees/feature/config.worktree',
@@ -36,6 +36,17 @@ describe('protectedPaths', () => {
       'dir /w/.codex',
       'missing /w/.agents',
     ]);
+  });
+
+  it('protects info/attributes when it exists, and does not guard it when missing', () => {
+    const withAttributes = memoryFsView({ '/w/.git/config': '', '/w/.git/info/attributes': '* diff' });
+    expect(summary(protectedPaths('/w', withAttributes, { metadataDirs: [] }))).toContain(
+      'file /w/.git/info/attributes',
+    );
+    const without = memoryFsView({ '/w/.git/config': '', '/w/.git/info/exclude': '' });
+    expect(summary(protectedPaths('/w', without, { metadataDirs: [] })).join('\n')).not.toContain(
+      'attributes',
+    );
   });
 
   it('finds submodules whose names have slashes, and submodules of submodules', () => {
@@ -70,7 +81,7 @@ describe('protectedPaths', () => {
       'file /main/.git/config',
       'missing /main/.git/config.worktree',
       'dir /main/.git/hooks',
-      'missing /main/.git/info/attributes',
+      'missing /main/.git/commondir',
     ]);
   });
 
@@ -94,9 +105,15 @@ describe('protectedPaths', () => {
     expect(paths).toEqual([
       'file /home/u/.bashrc',
       'missing /home/u/.bash_profile',
+      'missing /home/u/.bash_login',
+      'missing /home/u/.bash_logout',
       'missing /home/u/.profile',
       'missing /home/u/.zshrc',
       'missing /home/u/.zshenv',
+      'missing /home/u/.zprofile',
+      'missing /home/u/.zlogin',
+      'missing /home/u/.zlogout',
+      'missing /home/u/.gitconfig',
       'dir /home/u/.ssh',
     ]);
     expect(summary(protectedPaths('/home/u/project', fs, { homeDir: '/home/u', metadataDirs: [] }))).toEqual([
@@ -140,7 +157,7 @@ describe('resolveSandboxLayout', () => {
       '/w/.git/config',
       '/w/.git/config.worktree',
       '/w/.git/hooks',
-      '/w/.git/info/attributes',
+      '/w/.git/commondir',
       '/w/docs',
     ]);
     expect(layout.missingWritableRoots).toEqual(['/missing']);
@@ -227,11 +244,11 @@ describe('Windows paths (pathStyle: win32)', () => {
       'file C:\\Work\\App\\.git\\config',
       'missing C:\\Work\\App\\.git\\config.worktree',
       'dir C:\\Work\\App\\.git\\hooks',
-      'missing C:\\Work\\App\\.git\\info\\attributes',
+      'missing C:\\Work\\App\\.git\\commondir',
       'file C:\\Work\\App\\.git\\modules\\lib\\config',
       'missing C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
       'missing C:\\Work\\App\\.git\\modules\\lib\\hooks',
-      'missing C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\commondir',
       'file C:\\Work\\App\\.git\\worktrees\\wt\\commondir',
       'file C:\\Work\\App\\.git\\worktrees\\wt\\gitdir',
       'missing C:\\Work\\App\\.git\\worktrees\\wt\\config.worktree',
@@ -250,11 +267,11 @@ describe('Windows paths (pathStyle: win32)', () => {
       'file C:\\Work\\App\\.git\\config',
       'missing C:\\Work\\App\\.git\\config.worktree',
       'dir C:\\Work\\App\\.git\\hooks',
-      'missing C:\\Work\\App\\.git\\info\\attributes',
+      'missing C:\\Work\\App\\.git\\commondir',
       'file C:\\Work\\App\\.git\\modules\\lib\\config',
       'missing C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
       'missing C:\\Work\\App\\.git\\modules\\lib\\hooks',
-      'missing C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+      'missing C:\\Work\\App\\.git\\modules\\lib\\commondir',
     ]);
     expect(gitdirTarget('C:\\Work\\Wt\\.git', fs, 'win32')).toBe('C:\\Work\\App\\.git\\worktrees\\wt');
   });
@@ -302,11 +319,11 @@ describe('Windows paths (pathStyle: win32)', () => {
       'C:\\Work\\App\\.git\\config',
       'C:\\Work\\App\\.git\\config.worktree',
       'C:\\Work\\App\\.git\\hooks',
-      'C:\\Work\\App\\.git\\info\\attributes',
+      'C:\\Work\\App\\.git\\commondir',
       'C:\\Work\\App\\.git\\modules\\lib\\config',
       'C:\\Work\\App\\.git\\modules\\lib\\config.worktree',
       'C:\\Work\\App\\.git\\modules\\lib\\hooks',
-      'C:\\Work\\App\\.git\\modules\\lib\\info\\attributes',
+      'C:\\Work\\App\\.git\\modules\\lib\\commondir',
       'C:\\Work\\App\\.git\\worktrees\\wt\\commondir',
       'C:\\Work\\App\\.git\\worktrees\\wt\\gitdir',
       'C:\\Work\\App\\.git\\worktrees\\wt\\config.worktree',
@@ -316,7 +333,7 @@ describe('Windows paths (pathStyle: win32)', () => {
       '\\\\server\\share\\repo\\.git\\config',
       '\\\\server\\share\\repo\\.git\\config.worktree',
       '\\\\server\\share\\repo\\.git\\hooks',
-      '\\\\server\\share\\repo\\.git\\info\\attributes',
+      '\\\\server\\share\\repo\\.git\\commondir',
     ]);
     expect(layout.missingWritableRoots).toEqual(['D:\\missing']);
   });

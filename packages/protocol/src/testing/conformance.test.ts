@@ -54,7 +54,7 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(sandboxBackendConformanceChecks(() => fakeBackend()));
     expect(failed(outcomes)).toEqual([]);
     const skipped = outcomes.filter((outcome) => outcome.status === 'skipped');
-    expect(skipped.length).toBe(6);
+    expect(skipped.length).toBe(10);
     expect(skipped.every((outcome) => outcome.reason === 'fake backend (none needed)')).toBe(true);
   });
 
@@ -62,7 +62,7 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(
       sandboxBackendConformanceChecks(() => fakeBackend(), { run: true }),
     );
-    expect(failed(outcomes)).toHaveLength(6);
+    expect(failed(outcomes)).toHaveLength(10);
     expect(String(outcomes.find((o) => o.status === 'failed')?.error)).toContain(
       'the backend cannot run here: fake backend',
     );
@@ -85,6 +85,62 @@ describe('sandbox backend conformance suite', () => {
         'blocks TCP to a host listener when the network is restricted, and allows it when enabled': 'failed',
       });
     },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'fails a backend whose wrapper dies of Ctrl-C, or hides the command in another session',
+    async () => {
+      const signalChecks = async (backend: SandboxBackend) =>
+        Object.fromEntries(
+          (
+            await runConformanceChecks(
+              sandboxBackendConformanceChecks(() => backend, { run: true }).filter((c) =>
+                c.name.startsWith('signals:'),
+              ),
+            )
+          ).map((o) => [o.name, o.status]),
+        );
+      // A wrapper that waits for the command but dies of SIGINT itself (dash's default), as bwrap did.
+      const dies = fakeBackend({
+        available: true,
+        plan: async (r: SandboxPlanRequest) => {
+          const plan = await fakeBackend().plan(r);
+          return { ...plan, argv: ['/bin/sh', '-c', '"$@"; exit $?', 'wrapper', ...plan.argv] };
+        },
+      });
+      expect(await signalChecks(dies)).toMatchObject({
+        'signals: SIGINT to the process group reaches the command, the wrapper survives and exits with its code':
+          'failed',
+        'signals: SIGTERM to the process group reaches the command and leaves the wrapper running': 'failed',
+      });
+      // A wrapper that moves the command into a session of its own (bwrap's --new-session).
+      const hides = fakeBackend({
+        available: true,
+        plan: async (r: SandboxPlanRequest) => {
+          const plan = await fakeBackend().plan(r);
+          return { ...plan, argv: ['setsid', '--wait', ...plan.argv] };
+        },
+      });
+      const hidden = await signalChecks(hides);
+      expect(
+        hidden[
+          'signals: SIGINT to the process group reaches the command, the wrapper survives and exits with its code'
+        ],
+      ).toBe('failed');
+      expect(
+        hidden[
+          'signals: SIGTERM then SIGKILL of the group ends every process of the sandbox, wrapper included'
+        ],
+      ).toBe('failed');
+      // No wrapper at all passes.
+      expect(Object.values(await signalChecks(fakeBackend({ available: true })))).toEqual([
+        'passed',
+        'passed',
+        'passed',
+        'passed',
+      ]);
+    },
+    60_000,
   );
 
   it.each([

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ExecProcess } from '../plugins/spawner.js';
 import { within } from './conformance-check.js';
@@ -69,4 +70,23 @@ export async function waitForImage(pid: number | undefined, name: string, timeou
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Every live descendant of `pid` (children, their children, …), read from `ps` (Linux and macOS). */
+export function descendantPids(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  const listing = execFileSync('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], { encoding: 'utf8' });
+  for (const line of listing.split('\n')) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (!child || parent === undefined || Number.isNaN(parent)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    if (isAlive(next)) found.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -19,6 +18,7 @@ import {
   type SandboxBackend,
   type SandboxPlanRequest,
 } from '../plugins/sandbox-backend.js';
+import type { Spawner } from '../plugins/spawner.js';
 import type { EffectivePolicy } from '../policy/file-system-policy.js';
 import {
   type ConformanceCheck,
@@ -28,6 +28,8 @@ import {
   rejection,
   within,
 } from './conformance-check.js';
+import { sandboxSignalChecks } from './sandbox-signal-checks.js';
+import { startPlan } from './start-plan.js';
 
 export interface SandboxBackendConformanceOptions {
   /**
@@ -38,6 +40,11 @@ export interface SandboxBackendConformanceOptions {
   run?: boolean | 'auto';
   /** A POSIX shell inside the sandbox. Default `/bin/sh`. */
   shell?: string;
+  /**
+   * A spawner that can start PTYs (`createLocalSpawner()` of `@ux/spawn`): with it the signal checks
+   * also run on a terminal and through `interrupt()` / `terminate()`. Without it they run on pipes only.
+   */
+  spawner?: Spawner;
 }
 
 const ENFORCEMENTS = ['enforced', 'advisory', 'none'];
@@ -261,6 +268,25 @@ function runtimeChecks(
     }
   }
 
+  async function withPlan(script: string, tty: boolean, body: (plan: LaunchPlan) => Promise<void>) {
+    if (process.platform === 'win32')
+      throw new ConformanceSkip('process groups and POSIX signals do not exist on Windows');
+    await withWorkspace(async ({ workspace }) => {
+      const plan = await createBackend().plan({
+        argv: [shell, '-c', script],
+        cwd: workspace,
+        env: { PATH },
+        policy: workspaceWrite(),
+        tty,
+      });
+      try {
+        await body(plan);
+      } finally {
+        await plan.cleanup?.();
+      }
+    });
+  }
+
   const items: Omit<ConformanceCheck, 'skip'>[] = [
     {
       name: 'runs a planned command and passes its output through',
@@ -353,6 +379,8 @@ function runtimeChecks(
     },
   ];
 
+  items.push(...sandboxSignalChecks(withPlan, options.spawner));
+
   return items.map((item) => ({
     ...item,
     skip: mode === false ? 'runtime checks turned off' : undefined,
@@ -400,34 +428,7 @@ function checkPlanShape(plan: LaunchPlan, id: string): void {
 
 /** Runs a plan with plain child_process and returns its merged output and exit code. */
 function runPlan(plan: LaunchPlan): Promise<{ exitCode: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
-      cwd: plan.cwd,
-      env: plan.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString('utf8');
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      output += d.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
-    }, 15_000);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ exitCode: code ?? 128 + (signal === 'SIGKILL' ? 9 : 15), output });
-    });
-  });
+  return startPlan(plan, 15_000).done;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -193,7 +193,7 @@ export function spawnerConformanceChecks(
         }),
     },
     {
-      name: 'terminate() kills the whole process group, grandchildren included',
+      name: 'terminate() ends the whole process group with SIGTERM, grandchildren included',
       run: () =>
         withProcess({ script: 'sleep 300 & echo "child=$!"; wait' }, async (p) => {
           const seen = await waitForOutput(p, '\n', wait);
@@ -204,9 +204,32 @@ export function spawnerConformanceChecks(
           );
           await p.terminate();
           const status = await within(wait, p.exited, 'exit after terminate');
-          checkEqual(status.exitCode, 137, 'exit code after SIGKILL');
+          checkEqual(status.exitCode, 143, 'exit code after SIGTERM');
           check(await waitUntilDead(pid), `grandchild ${pid} survived terminate()`);
         }),
+    },
+    {
+      name: 'terminate() sends SIGTERM first, then SIGKILL to what ignores it',
+      run: () =>
+        withProcess(
+          {
+            script:
+              "trap 'echo got-TERM' TERM; (trap '' TERM; exec sleep 300) & echo \"child=$!\"; while :; do sleep 0.05; done",
+          },
+          async (p) => {
+            const seen = await waitForOutput(p, '\n', wait);
+            const pid = Number(/child=(\d+)/.exec(seen)?.[1]);
+            check(Number.isInteger(pid) && isAlive(pid), `the grandchild should be running (${seen})`);
+            await p.terminate();
+            const { status, text } = await runToEnd(p, wait);
+            check(
+              text.includes('got-TERM'),
+              `the shell's TERM trap should have run first: ${JSON.stringify(text)}`,
+            );
+            checkEqual(status.exitCode, 137, 'exit code after the SIGKILL that followed');
+            check(await waitUntilDead(pid), `grandchild ${pid} that ignores SIGTERM survived terminate()`);
+          },
+        ),
     },
     {
       name: 'interrupt() and terminate() are idempotent and safe after exit',

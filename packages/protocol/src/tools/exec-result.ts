@@ -12,6 +12,12 @@ export const execResultSchema = z.lazy(() =>
     exit_code: z.number().int().optional().describe('Present once the process has exited.'),
     session_id: z.number().int().optional().describe('Present while the process is still running.'),
     original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
+    sandbox_notices: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'What the sandbox took back while the command ran (a protected path it created), one line each.',
+      ),
     output: z.string(),
   }),
 );

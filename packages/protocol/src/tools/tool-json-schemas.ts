@@ -184,6 +184,14 @@ export const TOOL_JSON_SCHEMAS = {
         description: 'Tokens of output before truncation.',
         type: 'integer',
       },
+      sandbox_notices: {
+        description:
+          'What the sandbox took back while the command ran (a protected path it created), one line each.',
+        type: 'array',
+        items: {
+          type: 'string',
+        },
+      },
       output: {
         type: 'string',
       },

@@ -1,0 +1,147 @@
+// Ctrl-C through what users run, with the default sandbox on: `ux mcp` driven by the MCP SDK's client,
+// `ux exec --tty` and `ux sandbox` in a real terminal, `ux sandbox` and `ux exec-server` on pipes.
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { useLeakCheck } from '@ux/test-utils';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, makeHome, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
+
+beforeAll(() => warmUpTerminalSpawner());
+useLeakCheck();
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close()));
+});
+
+async function mcp() {
+  const home = makeHome();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    cwd: home.workspace,
+    env: home.env,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  open.push(client);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
+    const text = (result.content as { text: string }[]).map((part) => part.text).join('');
+    return {
+      text,
+      session: /Process running with session ID (\d+)/.exec(text)?.[1],
+      exit: /Process exited with code (-?\d+)/.exec(text)?.[1],
+      output: text.slice(text.indexOf('Output:\n') + 8),
+    };
+  };
+  return { call };
+}
+
+describe('ux mcp (MCP SDK client, default sandbox)', () => {
+  it('tty: Ctrl-C interrupts time.sleep in the Python REPL, which lives on and answers print(6*7)', async () => {
+    const { call } = await mcp();
+    const started = await call('exec_command', {
+      cmd: 'python3 -q',
+      tty: true,
+      login: false,
+      yield_time_ms: 1500,
+    });
+    expect(started.session, started.text).toBeDefined();
+    const id = Number(started.session);
+    const sandbox = await call('exec_command', { cmd: 'echo sandbox=$UX_SANDBOX', login: false });
+    expect(sandbox.output).toContain('sandbox=bwrap');
+    await call('write_stdin', { session_id: id, chars: 'import time; time.sleep(30)\n', yield_time_ms: 300 });
+    const interrupted = await call('write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 1500 });
+    expect(interrupted.output).toContain('KeyboardInterrupt');
+    expect(interrupted.session).toBe(String(id));
+    const answer = await call('write_stdin', { session_id: id, chars: 'print(6*7)\n', yield_time_ms: 1000 });
+    expect(answer.output).toMatch(/\b42\b/);
+    expect(answer.session).toBe(String(id));
+  });
+
+  it('pipes: Ctrl-C runs the INT trap and the receipt shows its exit code 42', async () => {
+    const { call } = await mcp();
+    const started = await call('exec_command', {
+      cmd: "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done",
+      login: false,
+      yield_time_ms: 1000,
+    });
+    expect(started.output).toContain('READY');
+    const done = await call('write_stdin', {
+      session_id: Number(started.session),
+      chars: '\u0003',
+      yield_time_ms: 3000,
+    });
+    expect(done.output).toContain('INT-TRAP');
+    expect(done.exit).toBe('42');
+  });
+});
+
+describe('ux exec --tty in a real terminal', () => {
+  it('Ctrl-C gives KeyboardInterrupt and the sandboxed REPL continues', async () => {
+    const home = makeHome();
+    const terminal = await startUxInTerminal(
+      ['exec', '--tty', '--yield-ms', '1000', '--', 'python3 -q'],
+      home,
+    );
+    await terminal.waitFor('>>> ');
+    await terminal.type('import os, time; print(os.environ.get("UX_SANDBOX")); time.sleep(30)\r');
+    await terminal.waitFor('bwrap');
+    await terminal.type('\u0003');
+    await terminal.waitFor('KeyboardInterrupt');
+    await terminal.waitFor('>>> ');
+    await terminal.type('print(6*7)\r');
+    await terminal.waitFor(/\b42\b/);
+    await terminal.type('exit()\r');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+});
+
+describe('ux sandbox', () => {
+  it('in a terminal: Ctrl-C reaches the REPL, the sandbox stays', async () => {
+    const home = makeHome();
+    const terminal = await startUxInTerminal(['sandbox', '--', 'python3', '-q'], home);
+    await terminal.waitFor('>>> ');
+    await terminal.type('import time; time.sleep(30)\r');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await terminal.type('\u0003');
+    await terminal.waitFor('KeyboardInterrupt');
+    await terminal.type('print(6*7)\r');
+    await terminal.waitFor(/\b42\b/);
+    await terminal.type('exit()\r');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+
+  it.each([
+    ['SIGINT', "trap 'echo INT-TRAP; exit 42' INT", 'INT-TRAP', 42],
+    ['SIGTERM', "trap 'echo TERM-TRAP; exit 43' TERM", 'TERM-TRAP', 43],
+  ] as const)(
+    'without a terminal: %s sent to ux reaches the command, whose code ux exits with',
+    async (signal, trap, word, code) => {
+      const home = makeHome();
+      const child = spawn(
+        process.execPath,
+        [BIN, 'sandbox', '--', 'bash', '-c', `${trap}; echo READY; while :; do sleep 1; done`],
+        {
+          cwd: home.workspace,
+          env: home.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+      for (let waited = 0; !output.includes('READY') && waited < 10_000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(output).toContain('READY');
+      child.kill(signal);
+      expect(await exited).toBe(code);
+      expect(output).toContain(word);
+    },
+  );
+});

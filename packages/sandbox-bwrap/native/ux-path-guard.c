@@ -1,0 +1,840 @@
+/*
+ * ux-path-guard: takes away protected names that a sandboxed command creates.
+ *
+ *   ux-path-guard [--quarantine DIR] [--remove-on-exit DIR]...
+ *
+ * The host starts one guard, detached in its own session, with stdin and stdout as pipes. For every
+ * sandboxed command it registers the protected names that do not exist yet (`.git`, `.codex`, …) as
+ * targets: an entry NAME directly inside an existing directory DIR. The guard watches each DIR with
+ * inotify and, the moment a target appears, moves it into the quarantine directory (or removes it when
+ * it cannot be moved) and tells the host. It runs outside the host's event loop, so a stalled host does
+ * not widen the window in which the entry exists.
+ *
+ * Host -> guard: records of NUL-terminated fields, the first field being the record type:
+ *   W <id> <dir> <name>   add a target to registration <id> (many W may precede one G)
+ *   G <id>                watch the targets of <id>; reply R <id>, or E <id> <message>
+ *   U <id>                drain pending events, check every target of <id> once more, unwatch;
+ *                         reply D <id> after every notice of <id>
+ * Guard -> host, same framing:
+ *   R <id>                          the registration is live
+ *   E <id> <message>                it could not be set up (and was dropped)
+ *   D <id>                          the registration ended
+ *   Q <id> <path> <moved-to>        <path> appeared and was moved to <moved-to>
+ *   X <id> <path> <empty>           <path> appeared and was removed
+ *   F <id> <path> <error>           <path> appeared and could not be taken away: it is still there
+ *
+ * End of stdin (the host ended or died): with no live registration, the --remove-on-exit directories
+ * are removed and the guard exits at once; otherwise it keeps handling events for one second (the
+ * host's sandboxes are being killed at the same moment), checks every target once more, removes the
+ * --remove-on-exit directories and exits. Terminal signals are ignored: a Ctrl-C that kills the host
+ * must not kill the guard first.
+ *
+ * Every operation on a watched entry goes through the directory's O_PATH descriptor (*at calls), never
+ * its path, and removal never follows a symbolic link.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+#define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+#define MAX_DEPTH 256
+#define LINGER_MS 1000
+/* Notices beyond this much unread output are dropped (replies never are): a command that creates a
+ * protected name in a loop must not make the guard block on a full pipe or grow without bound. */
+#define MAX_PENDING_OUTPUT (8u << 20)
+
+struct watch {
+  int wd; /* -1 once the directory went away or the watch was removed */
+  int dirfd;
+  int refs;
+  struct watch *next;
+};
+
+struct target {
+  char *dir;
+  char *name;
+  char *path; /* dir + "/" + name, as reported */
+  struct watch *watch;
+};
+
+struct reg {
+  char *id;
+  int live;
+  char *error; /* a W record was invalid: G replies E with this */
+  struct target *targets;
+  size_t count, cap;
+  struct reg *next;
+};
+
+static struct watch *watches;
+static struct reg *regs;
+static int inotify_fd = -1;
+static int inotify_errno;
+static char *quarantine_path;
+static int quarantine_fd = -1;
+static char **remove_on_exit;
+static size_t remove_on_exit_count;
+static unsigned long counter;
+static long self_pid;
+
+static char *out_buf;
+static size_t out_len, out_off, out_cap;
+static int out_dead;
+
+static char *in_buf;
+static size_t in_len, in_cap;
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) _exit(70);
+  return q;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d) _exit(70);
+  return d;
+}
+
+static char *join_path(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  int slash = a == 0 || dir[a - 1] != '/';
+  char *p = xrealloc(NULL, a + slash + b + 1);
+  memcpy(p, dir, a);
+  if (slash) p[a] = '/';
+  memcpy(p + a + slash, name, b + 1);
+  return p;
+}
+
+/* An absolute form of a path given on the command line, without trailing slashes. */
+static char *absolute(const char *path) {
+  char *result;
+  if (path[0] == '/') {
+    result = xstrdup(path);
+  } else {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return NULL;
+    result = join_path(cwd, path);
+  }
+  size_t n = strlen(result);
+  while (n > 1 && result[n - 1] == '/') result[--n] = '\0';
+  return result;
+}
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Output to the host: queued, written without blocking. */
+
+static void out_flush(void) {
+  while (!out_dead && out_off < out_len) {
+    ssize_t n = write(STDOUT_FILENO, out_buf + out_off, out_len - out_off);
+    if (n > 0) {
+      out_off += (size_t)n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      break;
+    } else {
+      out_dead = 1; /* the host is gone; keep working, say nothing more */
+    }
+  }
+  if (out_dead || out_off == out_len) {
+    out_off = out_len = 0;
+  } else if (out_off > (1u << 16)) {
+    memmove(out_buf, out_buf + out_off, out_len - out_off);
+    out_len -= out_off;
+    out_off = 0;
+  }
+}
+
+/* Queues one record: the fields (NULL-terminated list), each followed by a NUL. */
+static void emit(int droppable, const char *first, ...) {
+  if (out_dead) return;
+  if (droppable && out_len - out_off > MAX_PENDING_OUTPUT) return;
+  va_list ap;
+  va_start(ap, first);
+  for (const char *field = first; field; field = va_arg(ap, const char *)) {
+    size_t n = strlen(field) + 1;
+    if (out_len + n > out_cap) {
+      out_cap = (out_len + n) * 2;
+      out_buf = xrealloc(out_buf, out_cap);
+    }
+    memcpy(out_buf + out_len, field, n);
+    out_len += n;
+  }
+  va_end(ap);
+  out_flush();
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Taking an entry away. */
+
+/* Gives the owner rwx on the directory NAME in PARENTFD, without following a symlink. */
+static void make_dir_writable(int parentfd, const char *name) {
+  int fd = openat(parentfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  struct stat st;
+  if (fstat(fd, &st) == 0) (void)chmod(proc, (st.st_mode & 07777) | 0700);
+  close(fd);
+}
+
+/*
+ * Removes NAME in PARENTFD: a directory recursively, never following a symlink (each level is opened
+ * O_NOFOLLOW relative to its parent's descriptor). Returns 1 when removed, 0 when it was not there,
+ * -1 with errno set when it is (at least partly) still there.
+ */
+static int remove_entry(int parentfd, const char *name, int depth) {
+  struct stat st;
+  if (fstatat(parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlinkat(parentfd, name, 0) == 0) return 1;
+    if (errno == ENOENT) return 0;
+    if (errno != EISDIR) return -1;
+    /* Replaced by a directory meanwhile: remove that. */
+  }
+  if (depth >= MAX_DEPTH) {
+    errno = ENOTEMPTY;
+    return -1;
+  }
+  if (st.st_uid == geteuid() && (st.st_mode & 0700) != 0700) make_dir_writable(parentfd, name);
+  int saved = 0;
+  for (int pass = 0; pass < 8; pass++) {
+    int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      if (errno == ENOENT) return 0;
+      if (errno == ENOTDIR || errno == ELOOP) { /* replaced by a file or symlink meanwhile */
+        if (unlinkat(parentfd, name, 0) == 0) return 1;
+        return errno == ENOENT ? 0 : -1;
+      }
+      if (errno == EACCES && pass == 0) {
+        make_dir_writable(parentfd, name);
+        continue;
+      }
+      return -1;
+    }
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+      int e = errno;
+      close(fd);
+      errno = e;
+      return -1;
+    }
+    int failed = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+      if (remove_entry(dirfd(dir), entry->d_name, depth + 1) < 0) {
+        failed = 1;
+        saved = errno;
+      }
+    }
+    closedir(dir);
+    if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0) return 1;
+    if (errno == ENOENT) return 0;
+    if (errno != ENOTEMPTY && errno != EEXIST) return -1;
+    if (failed) {
+      errno = saved;
+      return -1;
+    }
+    /* Something was added while we removed: another pass. */
+  }
+  errno = saved ? saved : ENOTEMPTY;
+  return -1;
+}
+
+/*
+ * The quarantine is made at the first need, when sandboxed commands may already have run: its missing
+ * components are then created and opened one by one relative to the deepest ancestor that existed when
+ * the guard started (opened then, symlinks followed: the host's own path), never following a symlink,
+ * so a command cannot redirect it by creating one of those components first.
+ */
+static int quarantine_base_fd = -1;
+static char *quarantine_rest; /* the components below the base, "a/b/quarantine" */
+
+static void prepare_quarantine(void) {
+  if (!quarantine_path || strcmp(quarantine_path, "/") == 0) return;
+  char *base = xstrdup(quarantine_path);
+  for (;;) {
+    char *slash = strrchr(base, '/');
+    if (slash == base) slash[1] = '\0';
+    else *slash = '\0';
+    int fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      quarantine_base_fd = fd;
+      size_t skip = strlen(base);
+      quarantine_rest = xstrdup(quarantine_path + skip + (base[skip - 1] == '/' ? 0 : 1));
+      break;
+    }
+    if (errno != ENOENT || strcmp(base, "/") == 0) break; /* unusable: entries are removed instead */
+  }
+  free(base);
+}
+
+static int open_quarantine(void) {
+  if (quarantine_fd >= 0) return quarantine_fd;
+  if (quarantine_base_fd < 0) return -1;
+  char *rest = xstrdup(quarantine_rest);
+  int fd = quarantine_base_fd;
+  for (char *component = strtok(rest, "/"); component; component = strtok(NULL, "/")) {
+    (void)mkdirat(fd, component, 0700);
+    int next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd != quarantine_base_fd) close(fd);
+    fd = next;
+    if (fd < 0) break;
+  }
+  free(rest);
+  if (fd >= 0) quarantine_fd = fd;
+  return quarantine_fd;
+}
+
+static void close_quarantine(void) {
+  if (quarantine_fd >= 0) close(quarantine_fd);
+  quarantine_fd = -1;
+}
+
+/* <UTC YYYYmmddTHHMMSSZ>-<pid>-<counter>-<name>, the name shortened to fit NAME_MAX. */
+static void unique_name(const char *name, char out[NAME_MAX + 1]) {
+  time_t now = time(NULL);
+  struct tm tm;
+  char stamp[32] = "00000000T000000Z";
+  if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  int n = snprintf(out, NAME_MAX + 1, "%s-%ld-%lu-", stamp, self_pid, ++counter);
+  if (n < 0 || n > NAME_MAX) n = 0;
+  size_t room = (size_t)(NAME_MAX - n), len = strlen(name);
+  if (len > room) len = room;
+  memcpy(out + n, name, len);
+  out[n + len] = '\0';
+}
+
+static int rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+#ifdef SYS_renameat2
+  if (syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+  return renameat(olddirfd, oldname, newdirfd, newname);
+}
+
+struct text {
+  char *data;
+  size_t len, cap;
+};
+
+static void text_put(struct text *t, char c) {
+  if (t->len + 1 >= t->cap) {
+    t->cap = (t->len + 1) * 2 + 64;
+    t->data = xrealloc(t->data, t->cap);
+  }
+  t->data[t->len++] = c;
+}
+
+/* Appends S with backslash, tab and newline escaped, so one entry stays one line. */
+static void text_escaped(struct text *t, const char *s) {
+  for (; *s; s++) {
+    if (*s == '\\' || *s == '\t' || *s == '\n') {
+      text_put(t, '\\');
+      text_put(t, *s == '\\' ? '\\' : *s == '\t' ? 't' : 'n');
+    } else {
+      text_put(t, *s);
+    }
+  }
+}
+
+/* <ISO time>\t<original path>\t<destination name>\n in <quarantine>/quarantine.log; best effort. */
+static void log_move(int qfd, const char *path, const char *destination) {
+  int fd = openat(qfd, "quarantine.log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                  0600);
+  if (fd < 0) return;
+  char stamp[32] = "1970-01-01T00:00:00Z";
+  time_t now = time(NULL);
+  struct tm tm;
+  if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  struct text line = {0};
+  text_escaped(&line, stamp);
+  text_put(&line, '\t');
+  text_escaped(&line, path);
+  text_put(&line, '\t');
+  text_escaped(&line, destination);
+  text_put(&line, '\n');
+  for (size_t off = 0; off < line.len;) {
+    ssize_t n = write(fd, line.data + off, line.len - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    off += (size_t)n;
+  }
+  free(line.data);
+  close(fd);
+}
+
+enum outcome_kind { GONE, MOVED, REMOVED, FAILED };
+
+struct outcome {
+  enum outcome_kind kind;
+  char *moved_to;
+  char error[256];
+};
+
+/* Moves NAME in DIRFD into the quarantine, else removes it. PATH is its full path (for the log). */
+static void take_away(int dirfd, const char *name, const char *path, struct outcome *out) {
+  out->kind = GONE;
+  out->moved_to = NULL;
+  out->error[0] = '\0';
+  struct stat st;
+  int is_dir = 0;
+  if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    if (errno == ENOENT) return;
+  } else {
+    is_dir = S_ISDIR(st.st_mode);
+  }
+
+  int made_writable = 0, reopened = 0;
+  for (int attempt = 0; attempt < 6; attempt++) {
+    int qfd = open_quarantine();
+    if (qfd < 0) break;
+    char unique[NAME_MAX + 1];
+    unique_name(name, unique);
+    if (rename_noreplace(dirfd, name, qfd, unique) == 0) {
+      out->kind = MOVED;
+      out->moved_to = join_path(quarantine_path, unique);
+      log_move(qfd, path, unique);
+      return;
+    }
+    int e = errno;
+    if (e == EEXIST) continue; /* an old entry has that name: take the next counter */
+    if ((e == EACCES || e == EPERM) && is_dir && !made_writable) {
+      /* Moving a directory rewrites its "..": it must be writable. */
+      make_dir_writable(dirfd, name);
+      made_writable = 1;
+      continue;
+    }
+    if (e == ENOENT) {
+      if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) return;
+      /* The quarantine directory went away: make it again, once. */
+      close_quarantine();
+      if (!reopened) {
+        reopened = 1;
+        continue;
+      }
+    }
+    break; /* EXDEV (another file system), EBUSY (a mount point), …: remove it instead */
+  }
+
+  int removed = remove_entry(dirfd, name, 0);
+  if (removed == 1) {
+    out->kind = REMOVED;
+  } else if (removed < 0) {
+    int e = errno;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+      out->kind = REMOVED;
+    } else {
+      out->kind = FAILED;
+      snprintf(out->error, sizeof out->error, "%s", strerror(e));
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Registrations and watches. */
+
+static struct reg *find_reg(const char *id) {
+  for (struct reg *r = regs; r; r = r->next)
+    if (strcmp(r->id, id) == 0) return r;
+  return NULL;
+}
+
+static struct watch *find_watch(int wd) {
+  if (wd < 0) return NULL;
+  for (struct watch *w = watches; w; w = w->next)
+    if (w->wd == wd) return w;
+  return NULL;
+}
+
+static void release_watch(struct watch *w) {
+  if (!w || --w->refs > 0) return;
+  if (w->wd >= 0 && inotify_fd >= 0) (void)inotify_rm_watch(inotify_fd, w->wd);
+  close(w->dirfd);
+  for (struct watch **p = &watches; *p; p = &(*p)->next) {
+    if (*p == w) {
+      *p = w->next;
+      break;
+    }
+  }
+  free(w);
+}
+
+static void free_reg(struct reg *r) {
+  for (struct reg **p = &regs; *p; p = &(*p)->next) {
+    if (*p == r) {
+      *p = r->next;
+      break;
+    }
+  }
+  for (size_t i = 0; i < r->count; i++) {
+    release_watch(r->targets[i].watch);
+    free(r->targets[i].dir);
+    free(r->targets[i].name);
+    free(r->targets[i].path);
+  }
+  free(r->targets);
+  free(r->error);
+  free(r->id);
+  free(r);
+}
+
+static int any_live(void) {
+  for (struct reg *r = regs; r; r = r->next)
+    if (r->live) return 1;
+  return 0;
+}
+
+static struct target *matching_target(struct reg *r, struct watch *w, const char *name) {
+  for (size_t i = 0; i < r->count; i++)
+    if (r->targets[i].watch == w && strcmp(r->targets[i].name, name) == 0) return &r->targets[i];
+  return NULL;
+}
+
+/* NAME appeared (or may have) in the watched directory W: take it away once, tell every registration. */
+static void take_and_report(struct watch *w, const char *name) {
+  if (!w || w->wd < 0) return;
+  struct target *first = NULL;
+  for (struct reg *r = regs; r && !first; r = r->next)
+    if (r->live) first = matching_target(r, w, name);
+  if (!first) return;
+  struct outcome outcome;
+  take_away(w->dirfd, name, first->path, &outcome);
+  if (outcome.kind == GONE) return;
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    struct target *t = matching_target(r, w, name);
+    if (!t) continue;
+    if (outcome.kind == MOVED) emit(1, "Q", r->id, t->path, outcome.moved_to, NULL);
+    else if (outcome.kind == REMOVED) emit(1, "X", r->id, t->path, "", NULL);
+    else emit(1, "F", r->id, t->path, outcome.error, NULL);
+  }
+  free(outcome.moved_to);
+}
+
+/* Checks the targets of ONLY (or of every live registration), each (directory, name) once. */
+static void check_targets(struct reg *only) {
+  for (struct reg *r = only ? only : regs; r; r = only ? NULL : r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      int seen = 0;
+      for (struct reg *s = only ? only : regs; s && !seen; s = only ? NULL : s->next) {
+        if (!s->live) continue;
+        size_t end = s == r ? i : s->count;
+        for (size_t j = 0; j < end && !seen; j++)
+          seen = s->targets[j].watch == t->watch && strcmp(s->targets[j].name, t->name) == 0;
+        if (s == r) break;
+      }
+      if (!seen) take_and_report(t->watch, t->name);
+    }
+  }
+}
+
+static void handle_event(const struct inotify_event *ev) {
+  if (ev->mask & IN_Q_OVERFLOW) {
+    check_targets(NULL); /* events were lost: look at every target */
+    return;
+  }
+  struct watch *w = find_watch(ev->wd);
+  if (!w) return;
+  if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len > 0) take_and_report(w, ev->name);
+  if (ev->mask & IN_IGNORED) {
+    w->wd = -1;
+  } else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+    /* The directory went away: its targets can no longer be created at their paths. */
+    (void)inotify_rm_watch(inotify_fd, w->wd);
+    w->wd = -1;
+  }
+}
+
+static void drain_inotify(void) {
+  static char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+  if (inotify_fd < 0) return;
+  for (;;) {
+    ssize_t n = read(inotify_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return; /* EAGAIN: drained */
+    for (char *p = buf; p < buf + n;) {
+      const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
+      handle_event(ev);
+      p += sizeof *ev + ev->len;
+    }
+  }
+}
+
+/* Opens and watches the directory of T; on failure returns a message (malloc'd). */
+static char *setup_watch(struct target *t) {
+  char *message = NULL;
+  int fd = open(t->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (asprintf(&message, "cannot watch %s: %s", t->dir, strerror(errno)) < 0) _exit(70);
+    return message;
+  }
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  /* Through the descriptor, so the directory watched is the one opened. Without /proc, by path. */
+  int wd = inotify_add_watch(inotify_fd, proc, WATCH_MASK);
+  if (wd < 0 && errno == ENOENT) wd = inotify_add_watch(inotify_fd, t->dir, WATCH_MASK);
+  if (wd < 0) {
+    int e = errno;
+    close(fd);
+    const char *hint = e == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "";
+    if (asprintf(&message, "cannot watch %s: %s%s", t->dir, strerror(e), hint) < 0) _exit(70);
+    return message;
+  }
+  struct watch *w = find_watch(wd);
+  if (w) {
+    w->refs++;
+    close(fd);
+  } else {
+    w = xrealloc(NULL, sizeof *w);
+    w->wd = wd;
+    w->dirfd = fd;
+    w->refs = 1;
+    w->next = watches;
+    watches = w;
+  }
+  t->watch = w;
+  return NULL;
+}
+
+/* The registration ID, made (empty) when it is new. */
+static struct reg *find_or_add_reg(const char *id) {
+  struct reg *r = find_reg(id);
+  if (!r) {
+    r = xrealloc(NULL, sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->id = xstrdup(id);
+    r->next = regs;
+    regs = r;
+  }
+  return r;
+}
+
+static int valid_name(const char *name) {
+  return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static void on_add(const char *id, const char *dir, const char *name) {
+  struct reg *r = find_or_add_reg(id);
+  if (r->live) return; /* targets are added before G only */
+  if (!r->error && (dir[0] != '/' || !valid_name(name))) {
+    if (asprintf(&r->error, "cannot watch %s in %s: not an absolute directory and a single name", name, dir) < 0)
+      _exit(70);
+  }
+  if (r->count == r->cap) {
+    r->cap = r->cap ? r->cap * 2 : 8;
+    r->targets = xrealloc(r->targets, r->cap * sizeof *r->targets);
+  }
+  struct target *t = &r->targets[r->count++];
+  t->dir = xstrdup(dir);
+  t->name = xstrdup(name);
+  t->path = join_path(dir, name);
+  t->watch = NULL;
+}
+
+static void on_go(const char *id) {
+  struct reg *r = find_or_add_reg(id);
+  if (r->live) {
+    emit(0, "E", id, "registration already live", NULL);
+    return;
+  }
+  char *message = r->error ? xstrdup(r->error) : NULL;
+  if (!message && inotify_fd < 0 && r->count > 0) {
+    const char *hint = inotify_errno == EMFILE ? " (raise fs.inotify.max_user_instances)" : "";
+    if (asprintf(&message, "cannot watch %s: inotify is unavailable: %s%s", r->targets[0].dir, strerror(inotify_errno),
+                 hint) < 0)
+      _exit(70);
+  }
+  for (size_t i = 0; i < r->count && !message; i++) message = setup_watch(&r->targets[i]);
+  if (message) {
+    char *rid = xstrdup(id);
+    free_reg(r);
+    emit(0, "E", rid, message, NULL);
+    free(rid);
+    free(message);
+    return;
+  }
+  r->live = 1; /* no sweep: a name that exists now was not made by this command */
+  emit(0, "R", id, NULL);
+}
+
+static void on_end(const char *id) {
+  struct reg *r = find_reg(id);
+  if (r && r->live) {
+    drain_inotify(); /* every event up to now, for every registration */
+    check_targets(r); /* and what an event may not have told */
+  }
+  if (r) free_reg(r);
+  emit(0, "D", id, NULL);
+}
+
+/* Handles every complete record at the start of the input buffer; keeps an incomplete one. */
+static void handle_input(void) {
+  size_t pos = 0;
+  for (;;) {
+    const char *fields[4];
+    size_t count = 0, need = 1, p = pos;
+    char type = '?';
+    while (count < need) {
+      char *nul = memchr(in_buf + p, '\0', in_len - p);
+      if (!nul) goto incomplete;
+      fields[count++] = in_buf + p;
+      p = (size_t)(nul - in_buf) + 1;
+      if (count == 1 && fields[0][0] != '\0' && fields[0][1] == '\0') {
+        type = fields[0][0];
+        need = type == 'W' ? 4 : type == 'G' || type == 'U' ? 2 : 1;
+      }
+    }
+    pos = p;
+    if (type == 'W') on_add(fields[1], fields[2], fields[3]);
+    else if (type == 'G') on_go(fields[1]);
+    else if (type == 'U') on_end(fields[1]);
+    /* Anything else is not ours: skipped. */
+  }
+incomplete:
+  memmove(in_buf, in_buf + pos, in_len - pos);
+  in_len -= pos;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Removes PATH (a host's private directory), never following a symlink below its parent. */
+static void remove_path(const char *path) {
+  if (strcmp(path, "/") == 0 || path[0] != '/') return;
+  const char *slash = strrchr(path, '/');
+  char *parent = slash == path ? xstrdup("/") : strndup(path, (size_t)(slash - path));
+  if (!parent) _exit(70);
+  int fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)remove_entry(fd, slash + 1, 0);
+    close(fd);
+  }
+  free(parent);
+}
+
+static void finish(void) {
+  if (any_live()) {
+    drain_inotify();
+    check_targets(NULL);
+  }
+  out_flush();
+  for (size_t i = 0; i < remove_on_exit_count; i++) remove_path(remove_on_exit[i]);
+  _exit(0);
+}
+
+static void usage(void) {
+  fputs("usage: ux-path-guard [--quarantine DIR] [--remove-on-exit DIR]...\n", stderr);
+  exit(2);
+}
+
+int main(int argc, char **argv) {
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+  for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) (void)sigaction(ignored[i], &ignore, NULL);
+
+  remove_on_exit = xrealloc(NULL, (size_t)argc * sizeof *remove_on_exit);
+  for (int i = 1; i < argc; i++) {
+    if (i + 1 >= argc) usage();
+    char *value = absolute(argv[i + 1]);
+    if (!value) usage();
+    if (strcmp(argv[i], "--quarantine") == 0) {
+      free(quarantine_path);
+      quarantine_path = value;
+    } else if (strcmp(argv[i], "--remove-on-exit") == 0) {
+      remove_on_exit[remove_on_exit_count++] = value;
+    } else {
+      usage();
+    }
+    i++;
+  }
+  prepare_quarantine();
+  if (chdir("/") != 0) {
+    /* Only to not keep the host's directory busy. */
+  }
+
+  self_pid = (long)getpid();
+  inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (inotify_fd < 0) inotify_errno = errno;
+  int flags = fcntl(STDOUT_FILENO, F_GETFL);
+  if (flags >= 0) (void)fcntl(STDOUT_FILENO, F_SETFL, flags | O_NONBLOCK);
+
+  int stdin_open = 1;
+  long long linger_deadline = 0;
+  for (;;) {
+    struct pollfd fds[3];
+    nfds_t n = 0;
+    int in_i = -1, ino_i = -1, out_i = -1;
+    if (stdin_open) {
+      fds[n] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
+      in_i = (int)n++;
+    }
+    if (inotify_fd >= 0) {
+      fds[n] = (struct pollfd){.fd = inotify_fd, .events = POLLIN};
+      ino_i = (int)n++;
+    }
+    if (!out_dead && out_len > out_off) {
+      fds[n] = (struct pollfd){.fd = STDOUT_FILENO, .events = POLLOUT};
+      out_i = (int)n++;
+    }
+    int timeout = -1;
+    if (!stdin_open) {
+      long long left = linger_deadline - now_ms();
+      if (left <= 0) finish();
+      timeout = (int)left;
+    }
+    if (poll(fds, n, timeout) < 0) continue; /* EINTR */
+    /* Events first: they are what the window is made of. */
+    if (ino_i >= 0 && fds[ino_i].revents) drain_inotify();
+    if (out_i >= 0 && fds[out_i].revents) out_flush();
+    if (in_i >= 0 && fds[in_i].revents) {
+      if (in_cap - in_len < 65536) {
+        in_cap = in_len + 65536 * 2;
+        in_buf = xrealloc(in_buf, in_cap);
+      }
+      ssize_t got = read(STDIN_FILENO, in_buf + in_len, in_cap - in_len);
+      if (got > 0) {
+        in_len += (size_t)got;
+        handle_input();
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        /* The host ended or died. */
+        stdin_open = 0;
+        close(STDIN_FILENO);
+        if (!any_live()) finish();
+        linger_deadline = now_ms() + LINGER_MS;
+      }
+    }
+  }
+}
