@@ -19,10 +19,12 @@ useLeakCheck(5_000);
 function io() {
   const out: string[] = [];
   const err: string[] = [];
+  // A home of its own: the command's UX_HOME (probe cache, quarantine) must not be the machine's.
+  const home = tempDir('ux-cli-es-home-');
   const value: Io = {
     stdout: (text) => out.push(text),
     stderr: (text) => err.push(text),
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/root' },
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, UX_HOME: home },
     platform: 'linux',
   };
   return { io: value, out, err };

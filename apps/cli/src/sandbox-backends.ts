@@ -65,8 +65,9 @@ export function shippedBackend(id: string, options: ShippedBackendOptions = {}):
     plan: async (request): Promise<LaunchPlan> => (await backend()).plan(request),
     // Denials are classified after a plan ran, so by then the backend is loaded.
     classifyDenial: (evidence) => loaded?.classifyDenial?.(evidence) ?? 'unknown',
+    // A backend still loading (a probe under way) is closed once it has loaded.
     close: async () => {
-      await loaded?.close?.();
+      if (loading) await (await loading).close?.();
     },
   };
 }

@@ -98,6 +98,8 @@ export async function runExecServer(
     removeSignals();
     await listener?.close();
     await server.shutdown();
+    // Helpers the sandbox backends keep between plans (bwrap's path guard) end with the server.
+    await Promise.all(registry.ids.map((id) => registry.get(id).close?.()));
     if (args.listen.kind === 'stdio' || args.exitOnStdinClose) stdin.destroy();
   }
   return 0;
