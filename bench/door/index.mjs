@@ -5,6 +5,8 @@
 //   door.concurrency.rss_mib     the host's peak RSS meanwhile (target <= 150 MiB)
 //   door.drain.throughput.ratio  256 MiB drained through write_stdin polls vs raw pipe reading (target >= 0.7)
 //   door.drain.rss_growth_mib    RSS growth while draining (the 1 MiB buffers hold)
+//   door.tty_drain.rss_growth_mib  resident memory kept after 300 MB went through a polled terminal
+//                                session (target <= 32 MiB), against the spawner's PTY read raw
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,9 +24,10 @@ import { alternate, report, timeMs } from '../lib/report.mjs';
 const phase = process.argv[2];
 if (!phase) {
   let status = 0;
-  for (const name of ['true', 'concurrency', 'drain']) {
+  for (const name of ['true', 'concurrency', 'drain', 'tty-drain']) {
     status ||=
-      spawnSync(process.execPath, [fileURLToPath(import.meta.url), name], { stdio: 'inherit' }).status ?? 1;
+      spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), name], { stdio: 'inherit' })
+        .status ?? 1;
   }
   process.exit(status);
 }
@@ -170,6 +173,50 @@ if (phase === 'drain') {
   };
   report('door.drain.rss_growth_mib', await growth(doorFlood), 'MiB');
   report('door.drain.raw_rss_growth_mib', await growth(rawFlood), 'MiB');
+}
+
+if (phase === 'tty-drain') {
+  // 4. A chatty terminal polled to its end, three times 100 MB: what stays behind. (A wait loop that
+  // left a promise reaction behind per turn kept about a quarter of such output on the heap.)
+  const BYTES = 100 * 1000 * 1000;
+  const spawner = createLocalSpawner();
+  const doorFlood = async () => {
+    const first = await door.execCommand(
+      { cmd: `yes | head -c ${BYTES}`, tty: true, login: false, yield_time_ms: 250 },
+      call(),
+    );
+    let text = first.text;
+    const id = /session ID (\d+)/.exec(text)?.[1];
+    while (!/Process exited with code/.test(text)) {
+      text = (await door.writeStdin({ session_id: Number(id), yield_time_ms: 5000 }, call())).text;
+    }
+  };
+  const rawFlood = async () => {
+    const child = await spawner.spawn({
+      argv: ['/bin/sh', '-c', `yes | head -c ${BYTES}`],
+      cwd,
+      env: { ...env, TERM: 'dumb' },
+      tty: true,
+      stdin: 'pipe',
+    });
+    child.onOutput(() => {});
+    await child.closed;
+  };
+  const settledRss = async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc?.();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return process.memoryUsage().rss / (1024 * 1024);
+  };
+  const kept = async (run) => {
+    await run(); // warm-up: buffers, compiled code and the allocator's arenas reach their size
+    const before = await settledRss();
+    for (let round = 0; round < 3; round++) await run();
+    return (await settledRss()) - before;
+  };
+  report('door.tty_drain.rss_growth_mib', await kept(doorFlood), 'MiB', '<=32');
+  report('door.tty_drain.raw_rss_growth_mib', await kept(rawFlood), 'MiB');
 }
 
 await door.shutdown();

@@ -1,10 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   type JSONRPCMessage,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   type ApprovalPolicy,
@@ -20,6 +21,7 @@ import { loadCliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { createElicitationReviewer } from './mcp-reviewer.js';
+import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { oneOf, parseOptions } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -41,6 +43,8 @@ Options:
 const HELP_COMMAND = 'ux mcp --help';
 const SERVED_TOOLS = ['exec_command', 'write_stdin'];
 const PROGRESS_INTERVAL_MS = 1000;
+/** After its input ends, how long the server waits for the answers to requests it accepted. */
+const ANSWER_WAIT_MS = 5000;
 
 export async function mcpCommand(args: string[], io: Io): Promise<number> {
   useBaselineWasmCompiler();
@@ -91,17 +95,27 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       instructions: 'Run shell commands with exec_command; continue or poll running ones with write_stdin.',
     },
   );
-  const transport = new StdioServerTransport();
   const log = (text: string) => io.stderr(text);
-
-  // The door is built once the client has said what it can do: elicitation decides who approves.
-  let resolveDoor!: (door: UnifiedExec) => void;
-  const doorReady = new Promise<UnifiedExec>((resolve) => {
-    resolveDoor = resolve;
+  // Set once the input has ended or a signal came: nothing new starts, what was accepted is answered.
+  let draining = false;
+  let drained: Promise<void> | undefined;
+  const transport = new McpStdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    onInputEnd: () => void drain(),
   });
-  let door: UnifiedExec | undefined;
-  server.oninitialized = () => {
-    const canAsk = Boolean(server.getClientCapabilities()?.elicitation);
+
+  // The door is built once the client has said what it can do (its `initialize`): elicitation decides
+  // who approves. A request before that is refused, never held.
+  let doorCreation: Promise<UnifiedExec> | undefined;
+  const ensureDoor = (): Promise<UnifiedExec> => {
+    if (doorCreation) return doorCreation;
+    const capabilities = server.getClientCapabilities();
+    if (!capabilities)
+      return Promise.reject(
+        new McpError(ErrorCode.InvalidRequest, 'the server is not initialized: send initialize first'),
+      );
+    const canAsk = Boolean(capabilities.elicitation);
     const reviewer: Reviewer = canAsk
       ? createElicitationReviewer(server, log)
       : {
@@ -116,25 +130,26 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
         };
     if (!canAsk)
       log('ux mcp: the client cannot answer elicitation requests; commands that need approval are refused\n');
-    void createCliDoor(session, {
+    doorCreation = createCliDoor(session, {
       cwd,
       env: io.env,
       reviewer,
       onWarning: (message) => log(`ux mcp: warning: ${message}\n`),
-    }).then(
-      (created) => {
-        door = created;
-        resolveDoor(created);
-      },
-      (error) => {
-        log(`ux mcp: ${error instanceof Error ? error.message : String(error)}\n`);
-        void server.close();
-      },
-    );
+    });
+    doorCreation.catch((error: unknown) => {
+      log(`ux mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+      void drain();
+    });
+    return doorCreation;
+  };
+  // Built early when `initialized` comes after `initialize` was handled (the SDK does not promise that
+  // order); otherwise at the first request that needs it.
+  server.oninitialized = () => {
+    void ensureDoor().catch(() => undefined);
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const served = (await doorReady).tools.filter((tool) => SERVED_TOOLS.includes(tool.name));
+    const served = (await ensureDoor()).tools.filter((tool) => SERVED_TOOLS.includes(tool.name));
     return {
       tools: served.map((tool) => ({
         name: tool.name,
@@ -145,6 +160,12 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     };
   });
 
+  const notRun: CallToolResult = {
+    isError: true,
+    content: [
+      { type: 'text', text: 'not run: the server is shutting down (its input ended); nothing was started' },
+    ],
+  };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: toolArgs } = request.params;
     if (!SERVED_TOOLS.includes(name)) {
@@ -155,7 +176,9 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
         ],
       };
     }
-    const active = await doorReady;
+    if (draining) return notRun;
+    const active = await ensureDoor();
+    if (draining) return notRun;
     const progressToken = request.params._meta?.progressToken;
     const startedAt = Date.now();
     const ticker =
@@ -189,22 +212,8 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     }
   });
 
-  // A line that is not JSON-RPC gets an error reply (the SDK only reports it locally), as JSON-RPC asks.
-  server.onerror = (error) => {
-    log(`ux mcp: ${error.message}\n`);
-    const invalid = error.name === 'ZodError' ? -32600 : error instanceof SyntaxError ? -32700 : undefined;
-    if (invalid === undefined) return;
-    void transport
-      .send({
-        jsonrpc: '2.0',
-        id: null as unknown as string,
-        error: {
-          code: invalid,
-          message: `${invalid === -32700 ? 'Parse error' : 'Invalid Request'}: ${firstLine(error.message)}`,
-        },
-      })
-      .catch(() => undefined);
-  };
+  // Malformed input is answered by the transport; whatever else the SDK reports goes to the log.
+  server.onerror = (error) => log(`ux mcp: ${error.message}\n`);
 
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -213,20 +222,39 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   // The SDK answers a request whose params fail its schema with -32603 and a dump of the schema issues;
   // JSON-RPC calls that "invalid params" (-32602), and a person should read one line.
   const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, ...rest: unknown[]) =>
-    (send as (...args: unknown[]) => Promise<void>)(clarifyInvalidParams(message), ...rest);
-  const close = () => void server.close();
-  process.stdin.once('end', close);
-  process.once('SIGTERM', close);
-  process.once('SIGINT', close);
-  process.once('SIGHUP', close);
+  transport.send = (message: JSONRPCMessage) => send(clarifyInvalidParams(message));
+
+  /**
+   * The end, for end of input and for signals alike: refuse new calls, end the door (waiting calls
+   * answer at once, every process it started is ended), answer whatever is still open, close.
+   */
+  function drain(): Promise<void> {
+    drained ??= (async () => {
+      draining = true;
+      const door = await doorCreation?.catch(() => undefined);
+      await door?.shutdown();
+      const deadline = Date.now() + ANSWER_WAIT_MS;
+      while (transport.pending.size > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      for (const id of [...transport.pending])
+        await transport.reply(
+          id,
+          ErrorCode.InternalError,
+          'the server is shutting down and could not answer this request',
+        );
+      await server.close();
+    })();
+    return drained;
+  }
+  const stop = () => void drain();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.once('SIGHUP', stop);
   await closed;
-  process.stdin.off('end', close);
-  process.off('SIGTERM', close);
-  process.off('SIGINT', close);
-  process.off('SIGHUP', close);
-  // Closing the server ends every process it started.
-  await door?.shutdown();
+  await drain();
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  process.off('SIGHUP', stop);
   process.stdin.pause();
   return 0;
 }
@@ -245,8 +273,4 @@ function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
       `${(issue.path ?? []).join('.') || '(root)'}: ${issue.message ?? 'invalid'}`,
   );
   return { ...message, error: { code: -32602, message: `Invalid params: ${described.join('; ')}` } };
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.slice(0, 200);
 }

@@ -65,7 +65,7 @@ describe('ux exec-server', () => {
           argv: [
             'bash',
             '-c',
-            'trap \'echo INT-TRAP; exit 42\' INT; echo "READY $UX_SANDBOX"; while true; do sleep 30; done',
+            'trap \'echo INT-TRAP; exit 42\' INT; echo "READY $UX_SANDBOX"; while true; do sleep 1; done',
           ],
           cwd: home.workspace,
           env: { PATH: '/usr/bin:/bin' },

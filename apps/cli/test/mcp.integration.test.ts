@@ -281,7 +281,8 @@ describe('ux mcp: malformed messages on the wire', () => {
     send('{not json');
     expect(await next(1)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     send({ jsonrpc: '2.0', id: 7 });
-    expect(await next(2)).toMatchObject({ id: null, error: { code: -32600 } });
+    // Not a request, a notification or a response: refused, and the answer keeps the id it did have.
+    expect(await next(2)).toMatchObject({ id: 7, error: { code: -32600 } });
     send({
       jsonrpc: '2.0',
       id: 1,

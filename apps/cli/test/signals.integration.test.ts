@@ -1,48 +1,17 @@
 // Ctrl-C through what users run, with the default sandbox on: `ux mcp` driven by the MCP SDK's client,
 // `ux exec --tty` and `ux sandbox` in a real terminal, `ux sandbox` and `ux exec-server` on pipes.
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { useLeakCheck } from '@ux/test-utils';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, makeHome, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
+import { connectMcp } from './mcp-wire.js';
 
 beforeAll(() => warmUpTerminalSpawner());
 useLeakCheck();
 
-const open: Client[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((client) => client.close()));
-});
-
-async function mcp() {
-  const home = makeHome();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp'],
-    cwd: home.workspace,
-    env: home.env,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(transport);
-  open.push(client);
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
-    const text = (result.content as { text: string }[]).map((part) => part.text).join('');
-    return {
-      text,
-      session: /Process running with session ID (\d+)/.exec(text)?.[1],
-      exit: /Process exited with code (-?\d+)/.exec(text)?.[1],
-      output: text.slice(text.indexOf('Output:\n') + 8),
-    };
-  };
-  return { call };
-}
-
 describe('ux mcp (MCP SDK client, default sandbox)', () => {
   it('tty: Ctrl-C interrupts time.sleep in the Python REPL, which lives on and answers print(6*7)', async () => {
-    const { call } = await mcp();
+    const { call } = await connectMcp();
     const started = await call('exec_command', {
       cmd: 'python3 -q',
       tty: true,
@@ -63,9 +32,9 @@ describe('ux mcp (MCP SDK client, default sandbox)', () => {
   });
 
   it('pipes: Ctrl-C runs the INT trap and the receipt shows its exit code 42', async () => {
-    const { call } = await mcp();
+    const { call } = await connectMcp();
     const started = await call('exec_command', {
-      cmd: "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done",
+      cmd: "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done",
       login: false,
       yield_time_ms: 1000,
     });

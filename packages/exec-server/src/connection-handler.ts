@@ -63,6 +63,8 @@ function family(method: string): string {
 export class ConnectionHandler {
   private phase: Phase = 'new';
   private backPressure: NodeJS.Timeout | undefined;
+  /** Requests received and not answered yet. */
+  private readonly inFlight = new Set<Promise<void>>();
   private session: ExecServerSession | undefined;
   private readonly methods: Record<string, (params: unknown) => Promise<unknown>>;
 
@@ -132,10 +134,18 @@ export class ConnectionHandler {
       case 'notification':
         this.onNotification(parsed.message.method);
         return;
-      case 'request':
-        void this.onRequest(parsed.message.id, parsed.message.method, parsed.message.params);
+      case 'request': {
+        const answered = this.onRequest(parsed.message.id, parsed.message.method, parsed.message.params);
+        this.inFlight.add(answered);
+        void answered.finally(() => this.inFlight.delete(answered));
         return;
+      }
     }
+  }
+
+  /** Resolves once every request received so far has been answered. */
+  async drained(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   /** A message the transport could not hand over (too large, binary) was skipped. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { descendantPids, waitUntilDead } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { b64, PATH, uri, WireSession } from './test-support.js';
+import { b64, PATH, uri, WireSession, workspaceWriteContext as workspaceWrite } from './test-support.js';
 
 useLeakCheck(5_000);
 
@@ -15,34 +15,6 @@ async function ready(args?: string[]) {
     await session.close();
   });
   return session;
-}
-
-/** The workspace-write context the Codex 0.169.0 client sends (spec §7.1), for `workspace`. */
-function workspaceWrite(workspace: string, extra: object[] = []) {
-  return {
-    permissions: {
-      type: 'managed',
-      file_system: {
-        type: 'restricted',
-        entries: [
-          { path: { type: 'special', value: { kind: 'root' } }, access: 'read' },
-          { path: { type: 'special', value: { kind: 'project_roots' } }, access: 'write' },
-          {
-            path: { type: 'special', value: { kind: 'project_roots', subpath: '.git' } },
-            access: 'read',
-            missing_path_behavior: 'skip',
-          },
-          ...extra,
-        ],
-      },
-      network: 'restricted',
-    },
-    cwd: uri(workspace),
-    workspaceRoots: [uri(workspace)],
-    windowsSandboxLevel: 'disabled',
-    windowsSandboxProxySettingsMode: 'reconcile',
-    useLegacyLandlock: false,
-  };
 }
 
 describe('sandboxed processes', () => {
@@ -187,7 +159,7 @@ describe('signals to sandboxed processes', () => {
 
   it.each([true, false])('tty=%s: Ctrl-C runs the INT trap and the exit code is its 42', async (tty) => {
     const session = await ready();
-    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
+    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done";
     await start(session, 'trap', trap, tty, 'READY');
     await ctrlC(session, 'trap', tty);
     expect(await exitCode(session, 'trap')).toBe(42);

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter } from '@ux/spawn';
 import type { ExecServer } from './exec-server.js';
-import { MAX_MESSAGE_BYTES } from './exec-server-constants.js';
+import { MAX_MESSAGE_BYTES, SHUTDOWN_GRACE_MS } from './exec-server-constants.js';
 
 export interface StdioStreams {
   input: Readable;
@@ -10,8 +10,9 @@ export interface StdioStreams {
 
 /**
  * Serves exactly one connection over a pair of streams: one JSON message per line each way, nothing
- * else on the output. Resolves when the input ends (the client closed it), which is the signal to shut
- * down.
+ * else on the output. The end of the input (the client closed it) is the end of the server: it shuts
+ * the server down (every process is ended, so a read waiting on one wakes), answers every request it
+ * had received (for at most `SHUTDOWN_GRACE_MS` more), and then resolves.
  */
 export function serveStdio(
   server: ExecServer,
@@ -58,18 +59,31 @@ export function serveStdio(
     (line) => handler.receive(line),
     () => handler.unreadable(`a line longer than ${maxMessageBytes} bytes was skipped`),
   );
+  let ending = false;
   return new Promise((resolve) => {
-    const end = () => {
-      if (closed) return;
+    const end = async () => {
+      if (ending) return;
+      ending = true;
+      await server.shutdown();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        handler.drained(),
+        new Promise((wait) => {
+          timer = setTimeout(wait, SHUTDOWN_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       flush();
       closed = true;
       handler.disconnected();
       resolve();
     };
-    input.on('data', (data: Buffer) => splitter.push(data));
-    input.once('end', end);
-    input.once('close', end);
-    input.once('error', end);
+    input.on('data', (data: Buffer) => {
+      if (!ending) splitter.push(data);
+    });
+    input.once('end', () => void end());
+    input.once('close', () => void end());
+    input.once('error', () => void end());
     // A client that stops reading must not crash the server with EPIPE.
     output.on('error', () => {});
   });

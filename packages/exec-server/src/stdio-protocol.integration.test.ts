@@ -204,7 +204,7 @@ describe('processes', () => {
 
   it('interrupts a pipe process with SIGINT, a trap included', async () => {
     const session = await ready();
-    const script = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
+    const script = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done";
     await session.request('process/start', start('trap', ['sh', '-c', script]));
     await session.waitFor(() => session.output('trap').includes('READY'));
     expect(
@@ -411,6 +411,22 @@ describe('lifecycle', () => {
     expect(isAlive(grandchild)).toBe(true);
     expect(await session.close()).toEqual({ code: 0, signal: null });
     expect(await waitUntilDead(grandchild)).toBe(true);
+  });
+
+  it('answers a request still waiting when the input ends, then exits 0', async () => {
+    const session = await ready();
+    await session.request('process/start', start('waiting', ['sleep', '300']));
+    const id = 1000;
+    session.send({
+      id,
+      method: 'process/read',
+      params: { processId: 'waiting', afterSeq: 0, waitMs: 60_000 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await session.close()).toEqual({ code: 0, signal: null });
+    const answers = session.messages.filter((m) => m.id === id);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.result).toMatchObject({ exited: true });
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s, killing its processes', async (signal) => {

@@ -155,3 +155,31 @@ export async function startWebSocketServer(tokenFile: string, extra: string[] = 
     },
   };
 }
+
+/** The workspace-write context the Codex 0.169.0 client sends (spec §7.1), for `workspace`. */
+export function workspaceWriteContext(workspace: string, extra: object[] = []) {
+  return {
+    permissions: {
+      type: 'managed',
+      file_system: {
+        type: 'restricted',
+        entries: [
+          { path: { type: 'special', value: { kind: 'root' } }, access: 'read' },
+          { path: { type: 'special', value: { kind: 'project_roots' } }, access: 'write' },
+          {
+            path: { type: 'special', value: { kind: 'project_roots', subpath: '.git' } },
+            access: 'read',
+            missing_path_behavior: 'skip',
+          },
+          ...extra,
+        ],
+      },
+      network: 'restricted',
+    },
+    cwd: uri(workspace),
+    workspaceRoots: [uri(workspace)],
+    windowsSandboxLevel: 'disabled',
+    windowsSandboxProxySettingsMode: 'reconcile',
+    useLegacyLandlock: false,
+  };
+}

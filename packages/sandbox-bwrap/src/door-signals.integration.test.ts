@@ -155,7 +155,7 @@ describe.each(['none', 'bwrap'] as const)('Ctrl-C through write_stdin, sandbox %
       const { exec } = door(sandbox);
       const id = await startSession(
         exec,
-        "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done",
+        "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done",
         tty,
         'READY',
       );

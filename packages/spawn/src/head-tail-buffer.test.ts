@@ -98,6 +98,35 @@ describe('HeadTailBuffer', () => {
     expect(buffer.omittedBytes).toBe(2 * 1024 * 1024);
   });
 
+  it('counts the newlines it drops, and gives head and tail apart with the gap', () => {
+    const buffer = new HeadTailBuffer(10);
+    buffer.push(bytes('01234'));
+    buffer.push(bytes('a\nb\nc\n'));
+    buffer.push(bytes('XYZ\nW'));
+    const parts = buffer.parts();
+    expect(parts.head.map(text).join('')).toBe('01234');
+    // 'a' went when the tail first filled, then '\nb\nc\n' when 'XYZ\nW' replaced it.
+    expect(parts.tail.map(text).join('')).toBe('XYZ\nW');
+    expect(parts.omittedBytes).toBe(6);
+    expect(parts.omittedNewlines).toBe(3);
+    expect(buffer.drainParts().omittedNewlines).toBe(3);
+    expect(buffer.omittedNewlines).toBe(0);
+  });
+
+  it('keeps a gap recorded upstream between head and tail, closing the head', () => {
+    const buffer = new HeadTailBuffer(10);
+    buffer.push(bytes('ab'));
+    buffer.pushGap(1000, 7);
+    buffer.push(bytes('cd'));
+    const parts = buffer.parts();
+    expect(parts.head.map(text).join('')).toBe('ab');
+    expect(parts.tail.map(text).join('')).toBe('cd');
+    expect(parts).toMatchObject({ omittedBytes: 1000, omittedNewlines: 7 });
+    buffer.drainParts();
+    buffer.push(bytes('ef'));
+    expect(buffer.parts().head.map(text).join('')).toBe('ef');
+  });
+
   it('rejects a negative or fractional size', () => {
     expect(() => new HeadTailBuffer(-1)).toThrow('maxBytes must be a non-negative integer, got -1');
     expect(() => new HeadTailBuffer(1.5)).toThrow('maxBytes must be a non-negative integer, got 1.5');

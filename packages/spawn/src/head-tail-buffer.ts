@@ -1,8 +1,10 @@
 /**
  * A byte buffer capped at `maxBytes` that keeps the beginning and the end of a stream and drops the
  * middle. The first `floor(max / 2)` bytes ever pushed stay in the head; the rest of the budget holds
- * the most recent bytes. Upstream semantics (Codex `head_tail_buffer.rs`): no marker is inserted for
- * what was dropped; `omittedBytes` counts it.
+ * the most recent bytes. No marker is inserted into the bytes: `omittedBytes` and `omittedNewlines`
+ * count what was dropped, and `parts()` gives head and tail apart so a consumer can mark the gap.
+ * `pushGap` records bytes dropped before they got here (an upstream buffer's own gap): it closes the
+ * head, so the gap stays between head and tail.
  */
 /** Chunks smaller than this are copied into shared blocks, so chatty output does not pile up objects. */
 const SMALL_CHUNK_BYTES = 4096;
@@ -17,6 +19,8 @@ export class HeadTailBuffer {
   private tail: Uint8Array[] = [];
   private tailBytes = 0;
   private omitted = 0;
+  private omittedLines = 0;
+  private headClosed = false;
 
   constructor(maxBytes: number) {
     if (!Number.isInteger(maxBytes) || maxBytes < 0)
@@ -34,10 +38,19 @@ export class HeadTailBuffer {
     return this.omitted;
   }
 
+  /** Newlines among the omitted bytes. */
+  get omittedNewlines(): number {
+    return this.omittedLines;
+  }
+
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
     if (this.maxBytes === 0) {
-      this.omitted += chunk.length;
+      this.drop(chunk);
+      return;
+    }
+    if (this.headClosed) {
+      this.pushTail(chunk);
       return;
     }
     const room = this.headBudget - this.headBytes;
@@ -55,10 +68,24 @@ export class HeadTailBuffer {
     this.pushTail(chunk);
   }
 
+  /** Records `bytes` (with `newlines` among them) dropped upstream; what comes after goes to the tail. */
+  pushGap(bytes: number, newlines: number): void {
+    if (bytes <= 0) return;
+    this.omitted += bytes;
+    this.omittedLines += newlines;
+    this.headClosed = true;
+  }
+
+  private drop(bytes: Uint8Array): void {
+    this.omitted += bytes.length;
+    this.omittedLines += countNewlines(bytes);
+  }
+
   private pushTail(chunk: Uint8Array): void {
     if (chunk.length >= this.tailBudget) {
       // The new chunk alone fills the tail: everything older in the tail is dropped.
-      this.omitted += this.tailBytes + chunk.length - this.tailBudget;
+      for (const old of this.tail) this.drop(old);
+      this.drop(chunk.subarray(0, chunk.length - this.tailBudget));
       this.tail = this.tailBudget === 0 ? [] : [chunk.subarray(chunk.length - this.tailBudget)];
       this.tailBytes = this.tailBudget;
       return;
@@ -71,12 +98,12 @@ export class HeadTailBuffer {
       if (oldest.length <= excess) {
         this.tail.shift();
         this.tailBytes -= oldest.length;
-        this.omitted += oldest.length;
+        this.drop(oldest);
         excess -= oldest.length;
       } else {
+        this.drop(oldest.subarray(0, excess));
         this.tail[0] = oldest.subarray(excess);
         this.tailBytes -= excess;
-        this.omitted += excess;
         excess = 0;
       }
     }
@@ -94,14 +121,40 @@ export class HeadTailBuffer {
 
   /** Like `drain`, as the retained chunks themselves (no copy): for consumers that process pieces. */
   drainChunks(): Uint8Array[] {
-    const chunks = [...this.head, ...this.tail];
+    const { head, tail } = this.drainParts();
+    return [...head, ...tail];
+  }
+
+  /** Head and tail apart (no copy) with what was dropped between them, without changing the buffer. */
+  parts(): { head: Uint8Array[]; tail: Uint8Array[]; omittedBytes: number; omittedNewlines: number } {
+    return {
+      head: [...this.head],
+      tail: [...this.tail],
+      omittedBytes: this.omitted,
+      omittedNewlines: this.omittedLines,
+    };
+  }
+
+  /** `parts()`, and empties the buffer (the omitted counts restart too). */
+  drainParts(): ReturnType<HeadTailBuffer['parts']> {
+    const parts = this.parts();
     this.head = [];
     this.tail = [];
     this.headBytes = 0;
     this.tailBytes = 0;
     this.omitted = 0;
-    return chunks;
+    this.omittedLines = 0;
+    this.headClosed = false;
+    return parts;
   }
+}
+
+/** Newlines in `bytes` (memchr speed: Buffer.indexOf over the same memory, no copy). */
+function countNewlines(bytes: Uint8Array): number {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let count = 0;
+  for (let at = view.indexOf(10); at !== -1; at = view.indexOf(10, at + 1)) count++;
+  return count;
 }
 
 /**

@@ -100,7 +100,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
         );
       } catch (error) {
         throw new SpawnFailedError(
-          { command: argv, path: program, reason: (error as Error).message },
+          { command: argv, path: program, reason: spawnReason(error) },
           { cause: error },
         );
       }
@@ -136,7 +136,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       });
     } catch (error) {
       throw new SpawnFailedError(
-        { command: argv, path: program, reason: (error as Error).message },
+        { command: argv, path: program, reason: spawnReason(error) },
         { cause: error },
       );
     }
@@ -154,6 +154,13 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       return needsHygiene;
     },
   };
+}
+
+/** Why a start failed, in words: E2BIG says what is too big rather than only its name. */
+function spawnReason(error: unknown): string {
+  if ((error as NodeJS.ErrnoException).code === 'E2BIG')
+    return 'the command and its environment are larger than this system accepts for one program (E2BIG)';
+  return (error as Error).message;
 }
 
 function loadNative(argv: readonly string[]): NodePtyNative {

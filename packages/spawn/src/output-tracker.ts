@@ -4,11 +4,14 @@ import { UNIFIED_EXEC_OUTPUT_MAX_BYTES } from './spawn-constants.js';
 
 /**
  * A process's retained output: every chunk goes into a head/tail buffer that tool calls drain, and
- * waiters are woken on each chunk and when the output closes.
+ * waiters are woken on each chunk, at the exit and when the output closes. Waiters that come back many
+ * times (a poll loop over a chatty process) use `onChange` listeners: racing a promise that stays
+ * pending for the process's life would leave one reaction behind on it per turn.
  */
 export class OutputTracker {
   readonly buffer: HeadTailBuffer;
   private closedFlag = false;
+  private readonly listeners = new Set<() => void>();
   // One shared promise for "the next change": callers that give up waiting leave nothing behind.
   private next: Promise<void> | undefined;
   private resolveNext: (() => void) | undefined;
@@ -19,10 +22,17 @@ export class OutputTracker {
       this.buffer.push(chunk);
       this.wake();
     });
+    void process.exited.then(() => this.wake());
     void process.closed.then(() => {
       this.closedFlag = true;
       this.wake();
     });
+  }
+
+  /** Calls `listener` on every chunk, at the exit and when the output closes; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** True once every byte of output has arrived. */
@@ -30,7 +40,7 @@ export class OutputTracker {
     return this.closedFlag;
   }
 
-  /** Resolves at the next chunk or when the output closes (at once if it already has). */
+  /** Resolves at the next chunk, the exit or when the output closes (at once if it already has). */
   nextChange(): Promise<void> {
     if (this.closedFlag) return Promise.resolve();
     this.next ??= new Promise((resolve) => {
@@ -44,5 +54,6 @@ export class OutputTracker {
     this.next = undefined;
     this.resolveNext = undefined;
     resolve?.();
+    for (const listener of this.listeners) listener();
   }
 }

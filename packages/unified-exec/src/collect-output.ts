@@ -16,6 +16,10 @@ export interface CollectResult {
  * Drains a process's buffer until the deadline, or until the process has exited and its output closed
  * (at most 50 ms after the exit). Output arriving early does not end the wait (spec §3.7). While the
  * session is paused the clocks stop. An aborted signal ends the wait at once; the process is untouched.
+ *
+ * It waits on listeners registered once per call (output, exit, pause, abort) and a timer per turn:
+ * racing promises that stay pending for the life of the process or the session, once per turn of a
+ * loop over a chatty process, left a reaction behind on them each turn, which no one ever freed.
  */
 export async function collectOutput(
   process: ExecProcess,
@@ -28,30 +32,41 @@ export async function collectOutput(
   let exitSeen = process.exitStatus() !== undefined;
   let postExitDeadline: number | undefined;
   let end = deadline;
-  // One listener each per call, not per loop turn: a long wait over a chatty process loops often.
-  let onAbort: (() => void) | undefined;
-  const abort = new Promise<'abort'>((resolve) => {
-    if (signal?.aborted) resolve('abort');
-    onAbort = () => resolve('abort');
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  const exited = process.exited.then(() => 'event' as const);
-  let pauseChange = pause.changed().then(() => 'pause' as const);
+  let wakeUp: ((why: Wake) => void) | undefined;
+  const wake = (why: Wake) => {
+    const resolve = wakeUp;
+    wakeUp = undefined;
+    resolve?.(why);
+  };
+  const onAbort = () => wake('abort');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const offPause = pause.onChange(() => wake('pause'));
+  const offTracker = tracker.onChange(() => wake('event'));
+  // Waits until something changes or `ms` pass. The caller checked every condition in the same turn,
+  // so nothing that happens before the wait begins can be missed.
+  const waitFor = (ms: number) =>
+    new Promise<Wake>((resolve) => {
+      const timer = setTimeout(() => wake('timeout'), Math.max(0, ms));
+      wakeUp = (why) => {
+        clearTimeout(timer);
+        resolve(why);
+      };
+    });
   try {
     for (;;) {
       if (signal?.aborted) return { output, aborted: true };
       if (pause.isPaused) {
         const started = Date.now();
-        if ((await Promise.race([pauseChange, abort])) === 'pause')
-          pauseChange = pause.changed().then(() => 'pause');
+        while (pause.isPaused && !signal?.aborted) await waitFor(PAUSE_RECHECK_MS);
         const pausedFor = Date.now() - started;
         end += pausedFor;
         if (postExitDeadline !== undefined) postExitDeadline += pausedFor;
         continue;
       }
-      const drained = tracker.buffer.drainChunks();
-      if (drained.length > 0) {
-        for (const chunk of drained) output.push(chunk);
+      const drained = tracker.buffer.drainParts();
+      if (drained.head.length > 0 || drained.tail.length > 0 || drained.omittedBytes > 0) {
+        // What the process's buffer dropped between two polls is counted and marked, not lost silently.
+        output.pushParts(drained);
         exitSeen ||= process.exitStatus() !== undefined;
         if (Date.now() >= end) break;
         continue;
@@ -61,34 +76,23 @@ export async function collectOutput(
       const now = Date.now();
       const remaining = end - now;
       if (remaining <= 0) break;
-      let wake: Promise<unknown> = tracker.nextChange().then(() => 'event' as const);
       let ms = remaining;
       if (exitSeen) {
         postExitDeadline ??= now + Math.min(remaining, POST_EXIT_CLOSE_WAIT_CAP_MS);
         ms = postExitDeadline - now;
-      } else {
-        wake = Promise.race([wake, exited]);
       }
-      const woke = await timed(Promise.race([wake, pauseChange, abort]), ms);
-      if (woke === 'pause') pauseChange = pause.changed().then(() => 'pause');
-      if (woke === 'timeout') break;
+      if ((await waitFor(ms)) === 'timeout') break;
     }
     return { output, aborted: false };
   } finally {
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    wakeUp = undefined;
+    offPause();
+    offTracker();
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
-async function timed<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), Math.max(0, ms));
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+type Wake = 'event' | 'pause' | 'abort' | 'timeout';
+
+/** While paused, how often the wait looks again (a change of the flag wakes it sooner). */
+const PAUSE_RECHECK_MS = 60_000;

@@ -33,6 +33,40 @@ describe('CollectedOutput', () => {
     );
   });
 
+  it('counts and marks what was dropped before it arrived, where it was dropped', () => {
+    const output = new CollectedOutput();
+    output.push(Buffer.from('HEAD\n'));
+    output.pushGap(3_000_000, 50_000);
+    output.push(Buffer.from('TAIL\n'));
+    expect(output.complete).toBe(false);
+    expect(output.byteLength).toBe(3_000_010);
+    expect(output.lineCount).toBe(50_002);
+    expect(output.tokenCount).toBe(Math.ceil(3_000_010 / 4));
+    expect(output.text()).toBe(`HEAD\n…${Math.ceil(3_000_000 / 4)} tokens truncated…TAIL\n`);
+    expect(output.truncated(10_000)).toBe(
+      `Total output lines: 50002\n\nHEAD\n…${Math.ceil(3_000_000 / 4)} tokens truncated…TAIL\n`,
+    );
+    // Under a small budget the marker counts what the budget cuts too.
+    expect(output.truncated(1)).toBe(
+      `Total output lines: 50002\n\nHE…${Math.ceil((3_000_010 - 4) / 4)} tokens truncated…L\n`,
+    );
+  });
+
+  it("takes a buffer's drained parts with their gap", () => {
+    const output = new CollectedOutput();
+    output.pushParts({
+      head: [Buffer.from('ab')],
+      tail: [Buffer.from('yz')],
+      omittedBytes: 400,
+      omittedNewlines: 4,
+    });
+    expect(output.text()).toBe('ab…100 tokens truncated…yz');
+    expect(output.lineCount).toBe(5);
+    const whole = new CollectedOutput();
+    whole.pushParts({ head: [Buffer.from('ab')], tail: [], omittedBytes: 0, omittedNewlines: 0 });
+    expect(whole.complete).toBe(true);
+  });
+
   it('counts lines as Rust does: a final newline starts none', () => {
     expect(collect('a\nb\n').truncated(0)).toBe('Total output lines: 2\n\n…1 tokens truncated…');
     expect(collect('').truncated(0)).toBe('');

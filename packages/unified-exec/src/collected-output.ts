@@ -9,8 +9,9 @@ const decoder = () => new TextDecoder();
 
 /**
  * The output one tool call collected, kept in bounded memory: a call that drains 256 MiB holds 2 MiB.
- * It counts bytes and lines as they pass, so the token count and the "Total output lines" header are
- * those of everything collected, exactly as if it had all been kept.
+ * It counts bytes and lines as they pass, including what was dropped before it got here (the
+ * process's own buffer overflowed between two polls: `pushGap`), so the token count and "Total output
+ * lines" describe everything the process printed, and whatever is not shown is marked where it was.
  */
 export class CollectedOutput {
   private readonly kept = new HeadTailBuffer(COLLECTED_KEEP_BYTES);
@@ -26,6 +27,27 @@ export class CollectedOutput {
     this.endsWithNewline = chunk[chunk.length - 1] === 10;
   }
 
+  /** Records `bytes` of output (with `newlines` among them) that were dropped before this call saw them. */
+  pushGap(bytes: number, newlines: number): void {
+    if (bytes <= 0) return;
+    this.kept.pushGap(bytes, newlines);
+    this.bytes += bytes;
+    this.newlines += newlines;
+  }
+
+  /** A buffer's drained parts: head, the gap between (if any), tail. */
+  pushParts(parts: {
+    head: Uint8Array[];
+    tail: Uint8Array[];
+    omittedBytes: number;
+    omittedNewlines: number;
+  }): void {
+    for (const chunk of parts.head) this.push(chunk);
+    this.pushGap(parts.omittedBytes, parts.omittedNewlines);
+    for (const chunk of parts.tail) this.push(chunk);
+  }
+
+  /** Bytes of everything collected, shown or not. */
   get byteLength(): number {
     return this.bytes;
   }
@@ -35,14 +57,19 @@ export class CollectedOutput {
     return Math.ceil(this.bytes / APPROX_BYTES_PER_TOKEN);
   }
 
+  /** Lines of everything collected (a final newline does not start another). */
+  get lineCount(): number {
+    return this.bytes === 0 ? 0 : this.newlines + (this.endsWithNewline ? 0 : 1);
+  }
+
   get complete(): boolean {
     return this.kept.omittedBytes === 0;
   }
 
-  /** Everything, when it was all kept; otherwise head, a marker and tail. */
+  /** Everything, when it was all kept; otherwise what was kept with a marker where the rest was. */
   text(): string {
     if (this.complete) return decoder().decode(this.kept.snapshot());
-    return this.assemble(COLLECTED_KEEP_BYTES / 2, COLLECTED_KEEP_BYTES / 2, this.kept.omittedBytes);
+    return this.assemble(COLLECTED_KEEP_BYTES, COLLECTED_KEEP_BYTES);
   }
 
   /** The model's view under a token budget (spec §3.9), the same as `formattedTruncate` of the whole. */
@@ -50,22 +77,20 @@ export class CollectedOutput {
     if (this.complete) return formattedTruncate(this.text(), maxTokens);
     const budget = Math.max(0, maxTokens) * APPROX_BYTES_PER_TOKEN;
     const left = Math.floor(budget / 2);
-    const cutTokens = Math.ceil((this.bytes - budget) / APPROX_BYTES_PER_TOKEN);
-    return `Total output lines: ${this.lines}\n\n${this.assemble(left, budget - left, undefined, cutTokens)}`;
+    return `Total output lines: ${this.lineCount}\n\n${this.assemble(left, budget - left)}`;
   }
 
-  private get lines(): number {
-    return this.bytes === 0 ? 0 : this.newlines + (this.endsWithNewline ? 0 : 1);
-  }
-
-  /** Up to `headBytes` of the head and `tailBytes` of the tail, cut at characters, with a marker between. */
-  private assemble(headBytes: number, tailBytes: number, omittedBytes?: number, cutTokens?: number): string {
-    const all = this.kept.snapshot();
-    const half = COLLECTED_KEEP_BYTES / 2;
-    const head = all.subarray(0, utf8BoundaryAtOrBefore(all, Math.min(headBytes, half)));
-    const tailFrom = all.length - Math.min(tailBytes, all.length - half);
-    const tail = all.subarray(utf8BoundaryAtOrAfter(all, tailFrom));
-    const tokens = cutTokens ?? Math.ceil((omittedBytes ?? 0) / APPROX_BYTES_PER_TOKEN);
+  /**
+   * Up to `headBytes` of the kept head and `tailBytes` of the kept tail, cut at characters, with a
+   * marker for everything in between: what the budget leaves out and what was never kept.
+   */
+  private assemble(headBytes: number, tailBytes: number): string {
+    const { head: headParts, tail: tailParts } = this.kept.parts();
+    const headAll = Buffer.concat(headParts);
+    const tailAll = Buffer.concat(tailParts);
+    const head = headAll.subarray(0, utf8BoundaryAtOrBefore(headAll, Math.min(headBytes, headAll.length)));
+    const tail = tailAll.subarray(utf8BoundaryAtOrAfter(tailAll, Math.max(0, tailAll.length - tailBytes)));
+    const tokens = Math.ceil((this.bytes - head.length - tail.length) / APPROX_BYTES_PER_TOKEN);
     return `${decoder().decode(head)}…${tokens} tokens truncated…${decoder().decode(tail)}`;
   }
 }

@@ -228,8 +228,12 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       const entries = store.values();
       await cleanBackgroundTerminals();
       await Promise.allSettled(running);
-      await Promise.all(entries.map((entry) => entry.launched.process.closed));
-      await Promise.all(entries.map((entry) => entry.launched.settled()));
+      // A call that was starting a process when the shutdown began stores it only now: end those too.
+      const late = store.values();
+      await cleanBackgroundTerminals();
+      const ended = [...entries, ...late];
+      await Promise.all(ended.map((entry) => entry.launched.process.closed));
+      await Promise.all(ended.map((entry) => entry.launched.settled()));
     },
     async handleOp(raw) {
       if (!isOp(raw))

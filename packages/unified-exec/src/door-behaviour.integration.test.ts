@@ -1,5 +1,8 @@
 // Spec §11.2 unit cases, pruning, pause, bad input and the standalone shell tool, with real processes.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { planTools } from '@ux/features';
+import { waitUntilDead } from '@ux/protocol/testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_UNIFIED_EXEC_PROCESSES } from './process-store.js';
@@ -10,6 +13,8 @@ beforeAll(async () => {
 });
 useLeakCheck();
 
+const readPid = (file: string) =>
+  existsSync(file) && readFileSync(file, 'utf8') !== '' ? Number(readFileSync(file, 'utf8')) : undefined;
 const ctx = (callId = 'call-1') => ({ callId });
 
 describe('§11.2 sessions', () => {
@@ -141,6 +146,25 @@ describe('pruning', () => {
       text: `write_stdin failed: Unknown process id ${pruned}`,
     });
   }, 60_000);
+});
+
+describe('shutdown', () => {
+  it('ends a process whose call was still starting it when the shutdown began', async () => {
+    const { door, cwd, events } = makeDoor();
+    const pidFile = join(cwd, 'pid');
+    // The call is in its early-exit window (not stored yet) when the shutdown comes.
+    const call = door.execCommand(
+      { cmd: `printf '%s' $$ > ${pidFile} && exec sleep 60`, login: false, yield_time_ms: 5_000 },
+      ctx('starting'),
+    );
+    await sleep(20);
+    await door.shutdown();
+    const response = await call;
+    expect(response.text).toMatch(/^stopped after [\d.]+s: the session shut down and ended its processes$/);
+    expect(await eventually(() => readPid(pidFile) !== undefined)).toBe(true);
+    expect(await waitUntilDead(readPid(pidFile)!)).toBe(true);
+    expect(await eventually(() => ofType(events, 'exec_command_end').length === 1)).toBe(true);
+  });
 });
 
 describe('bad input', () => {

@@ -218,7 +218,7 @@ describe('§11.1 through a remote environment', () => {
 
   it('16. turns Ctrl-C on a pipe session into SIGINT for its group: a trap, then the default', async () => {
     const { door } = remoteDoor();
-    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
+    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done";
     expect(
       parseReceipt((await door.execCommand({ cmd: trap, yield_time_ms: 500 }, ctx())).text),
     ).toMatchObject({

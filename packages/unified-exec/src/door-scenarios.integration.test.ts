@@ -204,7 +204,7 @@ describe('§11.1 scenarios', () => {
 
   it('16. turns Ctrl-C on a pipe session into SIGINT for its group: a trap, then the default', async () => {
     const { door } = makeDoor();
-    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 30; done";
+    const trap = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while true; do sleep 1; done";
     const start = parseReceipt((await door.execCommand({ cmd: trap, yield_time_ms: 500 }, ctx())).text);
     expect(start).toMatchObject({ sessionId: 1000, output: 'READY\n' });
     const stopped = parseReceipt(

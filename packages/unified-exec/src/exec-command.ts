@@ -1,6 +1,6 @@
-import { shlexJoin } from '@ux/orchestrator';
 import { beginStreaming } from './begin-streaming.js';
 import { collectOutput } from './collect-output.js';
+import { commandPreview } from './command-preview.js';
 import type { DoorContext, Entry } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
@@ -35,6 +35,7 @@ export async function execCommand(
   const id = door.store.allocate();
   const call = door.callSignal(context.signal);
   const maxTokens = maxOutputTokens(door, args.max_output_tokens);
+  let entry: Entry | undefined;
   try {
     const launch = await orchestrateLaunch(
       door,
@@ -61,17 +62,14 @@ export async function execCommand(
       // Denied inside the early-exit window and not retried: an ordinary-looking receipt of that run.
       door.store.release(id);
       if (outcome.value.tracker.outputClosed) await outcome.value.settled();
-      return receipt(
-        {
-          chunkId: newChunkId(),
-          wallTimeMs: 0,
-          exitCode: outcome.denial.exitCode,
-          output: collectedText(outcome.denial.output),
-          maxTokens,
-          notices: outcome.value.notices.takeUnreported(),
-        },
-        args.max_output_tokens !== undefined,
-      );
+      return receipt({
+        chunkId: newChunkId(),
+        wallTimeMs: 0,
+        exitCode: outcome.denial.exitCode,
+        output: collectedText(outcome.denial.output),
+        maxTokens,
+        notices: outcome.value.notices.takeUnreported(),
+      });
     }
 
     const launched = outcome.value;
@@ -86,7 +84,7 @@ export async function execCommand(
     });
     const startedAt = Date.now();
     const aliveAtStart = process.exitStatus() === undefined;
-    const entry: Entry = {
+    entry = {
       id,
       callId: context.callId,
       command: argv,
@@ -97,11 +95,17 @@ export async function execCommand(
       startedAt,
       lastUsed: startedAt,
       hasExited: () => process.exitStatus() !== undefined,
+      // This call waits on it: pruning must not take it away before the call has answered.
+      activeCalls: 1,
     };
-    // Stored before the wait, so an interrupt of this call cannot lose the process.
+    // Stored before the wait, so an interrupt of this call cannot lose the process. One that started
+    // while the session was shutting down is ended at once: nothing would end it later.
     if (aliveAtStart) {
-      const victim = door.store.store(entry);
-      if (victim) void victim.launched.process.terminate();
+      if (door.isShutDown()) void process.terminate();
+      else {
+        const victim = door.store.store(entry);
+        if (victim) void victim.launched.process.terminate();
+      }
       door.watchExit(entry);
     }
 
@@ -132,39 +136,38 @@ export async function execCommand(
         status: status?.exitCode === 0 ? 'completed' : 'failed',
       });
       door.store.release(id);
-      if (collected.aborted) return { text: abortedText(startedAt), success: false, aborted: true };
-      return receipt(
-        {
-          chunkId: newChunkId(),
-          wallTimeMs,
-          exitCode: status?.exitCode ?? -1,
-          output,
-          maxTokens,
-          notices: launched.notices.takeUnreported(),
-        },
-        args.max_output_tokens !== undefined,
-      );
+      if (collected.aborted)
+        return { text: abortedText(startedAt, undefined, door.isShutDown()), success: false, aborted: true };
+      return receipt({
+        chunkId: newChunkId(),
+        wallTimeMs,
+        exitCode: status?.exitCode ?? -1,
+        output,
+        maxTokens,
+        notices: launched.notices.takeUnreported(),
+      });
     }
 
     if (collected.aborted) {
       return {
-        text: abortedText(startedAt, door.store.get(id) ? id : undefined),
+        text: abortedText(startedAt, door.store.get(id) ? id : undefined, door.isShutDown()),
         success: false,
         aborted: true,
       };
     }
     const stored = door.store.get(id);
-    if (!stored) return failure(`exec_command failed for \`${shlexJoin(argv)}\`: Unknown process id ${id}`);
+    if (!stored)
+      return failure(`exec_command failed for \`${commandPreview(argv)}\`: Unknown process id ${id}`);
     const status = process.exitStatus();
     if (status && tracker.outputClosed) await launched.settled();
-    return sessionReceipt(
-      door,
-      id,
-      status,
-      { wallTimeMs, output, maxTokens, notices: launched.notices.takeUnreported() },
-      args.max_output_tokens,
-    );
+    return sessionReceipt(door, id, status, {
+      wallTimeMs,
+      output,
+      maxTokens,
+      notices: launched.notices.takeUnreported(),
+    });
   } finally {
+    if (entry) entry.activeCalls = (entry.activeCalls ?? 1) - 1;
     call.done();
   }
 }

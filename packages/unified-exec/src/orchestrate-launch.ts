@@ -1,12 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
-import {
-  ApprovalAbortedError,
-  type OrchestratorOutcome,
-  type OrchestratorRequest,
-  shlexJoin,
-} from '@ux/orchestrator';
+import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
 import { UxError } from '@ux/protocol/core';
 import { buildEnvironment } from './build-environment.js';
+import { commandPreview } from './command-preview.js';
 import type { DoorContext, Launched } from './door-context.js';
 import { launchAttempt } from './launch-attempt.js';
 import { SandboxNotices } from './sandbox-notices.js';
@@ -37,7 +33,7 @@ export async function orchestrateLaunch(
     const message = error instanceof Error ? error.message : String(error);
     return {
       failure: failure(
-        `${tool} failed for \`${shlexJoin(argv)}\`: ${message}`,
+        `${tool} failed for \`${commandPreview(argv)}\`: ${message}`,
         UxError.isInstance(error) ? error : undefined,
         ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
       ),

@@ -5,9 +5,9 @@
 export class PauseState {
   private paused = false;
   private since = 0;
-  // One shared promise for "the next change", so waiters that give up leave nothing behind.
-  private next: Promise<void> | undefined;
-  private resolveNext: (() => void) | undefined;
+  // Listeners, not a shared promise: a wait loop that raced a promise pending for the session's life
+  // left a reaction on it every turn (a leak of about a quarter of a chatty terminal's output).
+  private readonly listeners = new Set<() => void>();
 
   get isPaused(): boolean {
     return this.paused;
@@ -17,18 +17,13 @@ export class PauseState {
     if (paused === this.paused) return;
     this.paused = paused;
     if (paused) this.since = Date.now();
-    const resolve = this.resolveNext;
-    this.next = undefined;
-    this.resolveNext = undefined;
-    resolve?.();
+    for (const listener of this.listeners) listener();
   }
 
-  /** Resolves at the next change of the flag. */
-  changed(): Promise<void> {
-    this.next ??= new Promise((resolve) => {
-      this.resolveNext = resolve;
-    });
-    return this.next;
+  /** Calls `listener` at every change of the flag; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Milliseconds paused so far in the current pause (0 when not paused). */

@@ -55,6 +55,17 @@ describe('pickVictim', () => {
     expect(pickVictim(entries(64))?.id).toBe(0);
   });
 
+  it('never picks a process a tool call is still waiting on; with all busy, none', () => {
+    const busy = entries(64).map((e) => (e.id < 3 ? { ...e, activeCalls: 1 } : e));
+    expect(pickVictim(busy)?.id).toBe(3);
+    expect(pickVictim(entries(64).map((e) => ({ ...e, activeCalls: 1 })))).toBeUndefined();
+    const store = new ProcessStore<StoredEntry>(true);
+    for (let i = 0; i < MAX_UNIFIED_EXEC_PROCESSES; i++)
+      store.store({ ...entry(store.allocate(), i), activeCalls: 1 });
+    expect(store.store(entry(store.allocate(), 100))).toBeUndefined();
+    expect(store.size).toBe(MAX_UNIFIED_EXEC_PROCESSES + 1);
+  });
+
   it('never picks one of the 8 most recently used, even if it exited', () => {
     expect(pickVictim(entries(64, [63, 60]))?.id).toBe(0);
     expect(pickVictim(entries(8, [0]))).toBeUndefined();

@@ -7,6 +7,8 @@ export interface StoredEntry {
   id: number;
   lastUsed: number;
   hasExited(): boolean;
+  /** Tool calls waiting on it right now; such an entry is never pruned from under its call. */
+  activeCalls?: number;
 }
 
 /**
@@ -56,7 +58,9 @@ export class ProcessStore<E extends StoredEntry> {
   /**
    * Stores an entry; when the store is full, first removes and returns the victim (spec §3.10): among
    * all but the 8 most recently used, the least recently used that has exited, else the least recently
-   * used. The caller kills it.
+   * used. The caller kills it. An entry a tool call is still waiting on is never the victim (its call
+   * would answer "Unknown process id" for a command it started); when every candidate is busy the store
+   * holds one more than its cap until one is free.
    */
   store(entry: E): E | undefined {
     let victim: E | undefined;
@@ -79,6 +83,9 @@ export class ProcessStore<E extends StoredEntry> {
 
 export function pickVictim<E extends StoredEntry>(entries: readonly E[]): E | undefined {
   const byRecency = [...entries].sort((a, b) => b.lastUsed - a.lastUsed);
-  const candidates = byRecency.slice(PRUNE_PROTECTED_RECENT).reverse();
+  const candidates = byRecency
+    .slice(PRUNE_PROTECTED_RECENT)
+    .reverse()
+    .filter((entry) => !entry.activeCalls);
   return candidates.find((entry) => entry.hasExited()) ?? candidates[0];
 }

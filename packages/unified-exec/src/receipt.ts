@@ -10,26 +10,26 @@ export function maxOutputTokens(door: DoorContext, requested: number | undefined
 
 /**
  * The receipt of a stored session after a wait: with its exit code once it has exited (and the session
- * released), else with its session id. `requested` is the call's `max_output_tokens`, if it gave one.
+ * released), else with its session id.
  */
 export function sessionReceipt(
   door: DoorContext,
   id: number,
   status: ExitStatus | undefined,
   parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices'>,
-  requested: number | undefined,
 ): ToolResponse {
   if (status) door.store.release(id);
-  return receipt(
-    { chunkId: newChunkId(), ...parts, ...(status ? { exitCode: status.exitCode } : { sessionId: id }) },
-    requested !== undefined,
-  );
+  return receipt({
+    chunkId: newChunkId(),
+    ...parts,
+    ...(status ? { exitCode: status.exitCode } : { sessionId: id }),
+  });
 }
 
-export function receipt(parts: ResponseParts, truncateStructured: boolean): ToolResponse {
+export function receipt(parts: ResponseParts): ToolResponse {
   return {
     text: renderResponseText(parts),
     success: true,
-    result: renderStructured(parts, truncateStructured),
+    result: renderStructured(parts),
   };
 }

@@ -36,18 +36,22 @@ export function renderResponseText(parts: ResponseParts): string {
 }
 
 /**
- * The structured result. `output` is complete unless the call gave `max_output_tokens`, as upstream
- * does for structured consumers.
+ * The structured result. `output` is what the text shows: within the call's token budget
+ * (`max_output_tokens`, default 10000 tokens, about 40 KB), head and tail with the middle marked.
+ * Upstream sends the whole kept output (up to 1 MiB, middle dropped without a mark) unless the call
+ * set a budget; a reply of megabytes is no use to a client, and the counts below describe it all.
  */
-export function renderStructured(parts: ResponseParts, truncate: boolean): ExecResult {
+export function renderStructured(parts: ResponseParts): ExecResult {
   return {
     ...(parts.chunkId !== '' ? { chunk_id: parts.chunkId } : {}),
     wall_time_seconds: Number((parts.wallTimeMs / 1000).toFixed(4)),
     ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),
     ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
     original_token_count: parts.output.tokenCount,
+    output_bytes: parts.output.byteLength,
+    output_lines: parts.output.lineCount,
     ...(parts.notices?.length ? { sandbox_notices: [...parts.notices] } : {}),
-    output: truncate ? parts.output.truncated(parts.maxTokens) : parts.output.text(),
+    output: parts.output.truncated(parts.maxTokens),
   };
 }
 

@@ -37,4 +37,17 @@ describe('resolveArgv', () => {
         '`shell` is not supported in zsh-fork mode: commands run through the configured zsh; omit `shell`.',
     });
   });
+
+  it('refuses, with its size and the limit, a command Linux cannot pass to a shell (one argument)', () => {
+    const cmd = `echo ${'x'.repeat(200_000)}`;
+    const result = resolveArgv({ ...base, cmd }, 'linux');
+    expect(result).toEqual({
+      ok: false,
+      message: expect.stringMatching(
+        /^the command is 200005 bytes; the limit here is 131071 bytes \(Linux passes a command to its shell as one argument\)\. Write a long script to a file and run the file\. It begins: "echo x{75}"…$/,
+      ),
+    });
+    expect(resolveArgv({ ...base, cmd: 'x'.repeat(131_071) }, 'linux').ok).toBe(true);
+    expect(resolveArgv({ ...base, cmd }, 'darwin').ok).toBe(true);
+  });
 });

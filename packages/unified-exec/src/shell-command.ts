@@ -69,7 +69,7 @@ export async function shellCommand(
     });
     // What the early-exit window caught is in the tracker; everything later is counted as it comes.
     const output = new CollectedOutput();
-    output.push(tracker.buffer.drain());
+    output.pushParts(tracker.buffer.drainParts());
     process.onOutput((chunk) => output.push(chunk));
     const timeoutMs = args.timeout_ms ?? DEFAULT_SHELL_COMMAND_TIMEOUT_MS;
     let timedOut = false;

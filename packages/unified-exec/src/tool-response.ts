@@ -28,8 +28,12 @@ export function failure(text: string, error?: UxError, extra: Partial<ToolRespon
   return { text, success: false, ...(error ? { error } : {}), ...extra };
 }
 
-/** The message of a call interrupted while it waited (upstream's wording). */
-export function abortedText(startedAt: number, sessionId?: number): string {
+/**
+ * The message of a call interrupted while it waited (upstream's wording), or stopped because the
+ * session shut down (then its process was ended, not left running).
+ */
+export function abortedText(startedAt: number, sessionId?: number, shutDown = false): string {
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  if (shutDown) return `stopped after ${seconds}s: the session shut down and ended its processes`;
   return `aborted by user after ${seconds}s${sessionId === undefined ? '' : `; the process is still running with session ID ${sessionId}`}`;
 }

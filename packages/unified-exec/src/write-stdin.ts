@@ -60,10 +60,13 @@ export async function writeStdin(
 
   const call = door.callSignal(context.signal);
   const startedAt = Date.now();
+  // While this call waits on it, pruning leaves the process alone.
+  entry.activeCalls = (entry.activeCalls ?? 0) + 1;
   try {
     const yieldMs = writeStdinYieldMs(args.yield_time_ms, chars === '', door.maxBackgroundTerminalTimeoutMs);
     const collected = await collectOutput(process, tracker, startedAt + yieldMs, door.pause, call.signal);
-    if (collected.aborted) return { text: abortedText(startedAt, id), success: false, aborted: true };
+    if (collected.aborted)
+      return { text: abortedText(startedAt, id, door.isShutDown()), success: false, aborted: true };
     const output = collected.output;
     if (!door.store.get(id)) return failure(`write_stdin failed: Unknown process id ${id}`);
     const status = process.exitStatus();
@@ -76,19 +79,14 @@ export async function writeStdin(
         stdin: chars,
       });
     }
-    return sessionReceipt(
-      door,
-      id,
-      status,
-      {
-        wallTimeMs: Date.now() - startedAt,
-        output,
-        maxTokens: maxOutputTokens(door, args.max_output_tokens),
-        notices: entry.launched.notices.takeUnreported(),
-      },
-      args.max_output_tokens,
-    );
+    return sessionReceipt(door, id, status, {
+      wallTimeMs: Date.now() - startedAt,
+      output,
+      maxTokens: maxOutputTokens(door, args.max_output_tokens),
+      notices: entry.launched.notices.takeUnreported(),
+    });
   } finally {
+    entry.activeCalls -= 1;
     call.done();
   }
 }

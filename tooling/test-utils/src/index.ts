@@ -1,4 +1,5 @@
 export { expectNoLeaks, type ProcessSnapshot, snapshotProcess, useLeakCheck } from './leak-check.js';
+export { type SeededRandom, seededRandom } from './seeded-random.js';
 export { tempDir } from './temp-dir.js';
 export { createUnshareTestSandbox } from './unshare-test-sandbox.js';
 export { warmUpSpawner } from './warm-up-spawner.js';

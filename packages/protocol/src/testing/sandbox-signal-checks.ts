@@ -12,6 +12,8 @@ export type WithPlan = (
   body: (plan: LaunchPlan) => Promise<void>,
 ) => Promise<void>;
 
+// Short sleeps: bash runs a trap only once its foreground command ends, and a Ctrl-C that lands just
+// before it forks the next sleep does not reach that sleep; the trap then waits the sleep out.
 const TRAP_INT = "trap 'echo INT-TRAP; exit 42' INT; echo READY; while :; do sleep 1; done";
 const TRAP_TERM = "trap 'echo TERM-TRAP; exit 43' TERM; echo READY; while :; do sleep 1; done";
 const DEFAULT_INT = 'echo READY; exec sleep 30';

@@ -38,13 +38,19 @@ const buildFields = () => ({
   cmd: z
     .string()
     .refine((cmd) => cmd.trim() !== '', 'must not be empty or only whitespace')
+    .refine((cmd) => !cmd.includes('\0'), 'must not contain a NUL byte')
     .describe('The shell command to run.'),
   workdir: z
     .string()
+    .refine((workdir) => !workdir.includes('\0'), 'must not contain a NUL byte')
     .describe(
       "Working directory for the command. Relative paths resolve against the session's directory; defaults to it.",
     ),
-  shell: z.string().min(1).describe("Shell binary to run the command with. Defaults to the user's shell."),
+  shell: z
+    .string()
+    .min(1)
+    .refine((shell) => !shell.includes('\0'), 'must not contain a NUL byte')
+    .describe("Shell binary to run the command with. Defaults to the user's shell."),
   tty: z
     .boolean()
     .describe(

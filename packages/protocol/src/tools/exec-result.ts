@@ -12,13 +12,27 @@ export const execResultSchema = z.lazy(() =>
     exit_code: z.number().int().optional().describe('Present once the process has exited.'),
     session_id: z.number().int().optional().describe('Present while the process is still running.'),
     original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
+    output_bytes: z
+      .number()
+      .int()
+      .optional()
+      .describe('Bytes the process printed in this wait, all of them, shown or not.'),
+    output_lines: z
+      .number()
+      .int()
+      .optional()
+      .describe('Lines the process printed in this wait, all of them.'),
     sandbox_notices: z
       .array(z.string())
       .optional()
       .describe(
         'What the sandbox took back while the command ran (a protected path it created), one line each.',
       ),
-    output: z.string(),
+    output: z
+      .string()
+      .describe(
+        'What the text shows: within max_output_tokens (default 10000), head and tail with the middle marked.',
+      ),
   }),
 );
 export type ExecResult = z.output<typeof execResultSchema>;

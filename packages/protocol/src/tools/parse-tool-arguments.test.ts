@@ -103,6 +103,16 @@ describe('exec_command arguments', () => {
     expect(message(parseExecCommandArgs(raw))).toBe(expected);
   });
 
+  it('names the field that holds a NUL byte, before anything reaches the operating system', () => {
+    expect(message(parseExecCommandArgs({ cmd: 'ls', workdir: 'a\0b' }))).toContain(
+      'workdir: must not contain a NUL byte',
+    );
+    expect(message(parseExecCommandArgs({ cmd: 'echo a\0b' }))).toContain('cmd: must not contain a NUL byte');
+    expect(message(parseShellCommandArgs({ command: 'ls', workdir: '\0' }))).toContain(
+      'workdir: must not contain a NUL byte',
+    );
+  });
+
   it('rejects text that is not JSON', () => {
     expect(message(parseExecCommandArgs('{"cmd": '))).toMatch(
       /^invalid exec_command arguments: arguments are not valid JSON \(.+\)$/,

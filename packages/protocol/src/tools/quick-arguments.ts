@@ -15,13 +15,18 @@ type Check = (value: unknown) => boolean;
 const text: Check = (value) => typeof value === 'string';
 const nonEmptyText: Check = (value) => typeof value === 'string' && value.length > 0;
 const notBlank: Check = (value) => typeof value === 'string' && value.trim() !== '';
+/** Text that reaches the operating system (a command, a path): a NUL byte is the schema's to explain. */
+const osText =
+  (check: Check): Check =>
+  (value) =>
+    check(value) && !(value as string).includes('\0');
 const flag: Check = (value) => typeof value === 'boolean';
 const count: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
 
 const EXEC_COMMAND: Record<string, Check> = {
-  cmd: notBlank,
-  workdir: text,
-  shell: nonEmptyText,
+  cmd: osText(notBlank),
+  workdir: osText(text),
+  shell: osText(nonEmptyText),
   tty: flag,
   login: flag,
   yield_time_ms: count,
@@ -41,8 +46,8 @@ const WRITE_STDIN: Record<string, Check> = {
 };
 
 const SHELL_COMMAND: Record<string, Check> = {
-  command: notBlank,
-  workdir: text,
+  command: osText(notBlank),
+  workdir: osText(text),
   timeout_ms: (value) => Number.isSafeInteger(value) && (value as number) > 0,
 };
 

@@ -7,8 +7,13 @@ export const shellCommandArgsSchema = z.lazy(() =>
     command: z
       .string()
       .refine((command) => command.trim() !== '', 'must not be empty or only whitespace')
+      .refine((command) => !command.includes('\0'), 'must not contain a NUL byte')
       .describe('The shell command to run to completion.'),
-    workdir: z.string().optional().describe("Working directory; defaults to the session's directory."),
+    workdir: z
+      .string()
+      .refine((workdir) => !workdir.includes('\0'), 'must not contain a NUL byte')
+      .optional()
+      .describe("Working directory; defaults to the session's directory."),
     timeout_ms: z
       .number()
       .int({ error: 'timeout_ms must be a whole number' })

@@ -184,6 +184,14 @@ export const TOOL_JSON_SCHEMAS = {
         description: 'Tokens of output before truncation.',
         type: 'integer',
       },
+      output_bytes: {
+        description: 'Bytes the process printed in this wait, all of them, shown or not.',
+        type: 'integer',
+      },
+      output_lines: {
+        description: 'Lines the process printed in this wait, all of them.',
+        type: 'integer',
+      },
       sandbox_notices: {
         description:
           'What the sandbox took back while the command ran (a protected path it created), one line each.',
@@ -194,6 +202,8 @@ export const TOOL_JSON_SCHEMAS = {
       },
       output: {
         type: 'string',
+        description:
+          'What the text shows: within max_output_tokens (default 10000), head and tail with the middle marked.',
       },
     },
     required: ['wall_time_seconds', 'output'],
