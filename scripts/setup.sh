@@ -39,5 +39,22 @@ if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null 2>&1; then
 fi
 
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
-pnpm install --frozen-lockfile --reporter=append-only >&2
-pnpm exec turbo run build --output-logs=errors-only >&2
+
+# pnpm's and turbo's progress is shown only when a step fails (or with UX_SETUP_VERBOSE=1): a person
+# running `npm run main` wants the job's output, not the set-up's.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+quietly() {
+  if [ -n "${UX_SETUP_VERBOSE:-}" ]; then
+    "$@" >&2
+  elif ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup: failed: $*" >&2
+    exit 1
+  fi
+}
+if [ ! -d node_modules ]; then
+  echo "setup: installing dependencies and building (the first run takes a minute or two)" >&2
+fi
+quietly pnpm install --frozen-lockfile --reporter=append-only
+quietly pnpm exec turbo run build --output-logs=errors-only

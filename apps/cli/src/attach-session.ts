@@ -13,6 +13,19 @@ export interface AttachTarget {
   callId: string;
   /** Whether the process has a terminal (then every key goes to it; else only Ctrl-C, as SIGINT). */
   tty: boolean;
+  /** When the command started (ms since the epoch), for the elapsed time shown at its end. */
+  startedAt?: number;
+  /** Keys typed before the attach (while the command was starting), sent first. */
+  typedAhead?: string;
+  /** Whether what was shown before left the cursor at the start of a line (default true). */
+  atLineStart?: boolean;
+  /** The caller showed `attachStatus` already (before the output that came first). */
+  announced?: boolean;
+}
+
+/** The one-line status shown when a process is attached. */
+export function attachStatus(target: Pick<AttachTarget, 'sessionId' | 'tty'>): string {
+  return `[ux: running as session ${target.sessionId}; ${target.tty ? 'keys go to the process' : 'Ctrl-C interrupts it'}; Ctrl-] detaches]\n`;
 }
 
 /**
@@ -26,13 +39,17 @@ export async function attachSession(
   terminal: Terminal,
 ): Promise<AttachOutcome> {
   const id = String(target.sessionId);
+  // Whether the output left the cursor at the start of a line, so ux's closing line starts on its own.
+  let atLineStart = target.atLineStart ?? true;
   let finish!: (outcome: AttachOutcome) => void;
   const done = new Promise<AttachOutcome>((resolve) => {
     finish = resolve;
   });
   const unsubscribe = door.onEvent((event: UxEvent) => {
-    if (event.type === 'exec_command_output_delta' && event.call_id === target.callId)
+    if (event.type === 'exec_command_output_delta' && event.call_id === target.callId) {
+      if (event.chunk.length > 0) atLineStart = event.chunk[event.chunk.length - 1] === 0x0a;
       terminal.write(event.chunk);
+    }
     if (event.type === 'sandbox_notice' && event.process_id === id)
       terminal.write(`\r\n[ux sandbox: ${event.message}]\r\n`);
     if (event.type === 'exec_command_end' && event.process_id === id)
@@ -48,10 +65,8 @@ export async function attachSession(
     return { kind: 'exited', exitCode: last.result?.exit_code ?? 0 };
   }
 
-  terminal.write(
-    `[attached to session ${id}; ${target.tty ? 'keys go to the process' : 'Ctrl-C interrupts it'}; Ctrl-] detaches]\n`,
-  );
-  let pending = '';
+  if (target.announced !== true) terminal.write(attachStatus(target));
+  let pending = forwardable(target.typedAhead ?? '', target.tty);
   let writing: Promise<void> | undefined;
   let writes = 0;
   const flush = () => {
@@ -72,19 +87,35 @@ export async function attachSession(
   const release = terminal.raw((data) => {
     const detachAt = data.indexOf(DETACH_KEY);
     const keys = (detachAt >= 0 ? data.subarray(0, detachAt) : data).toString('utf8');
-    const forwarded = target.tty ? keys : keys.includes('\u0003') ? '\u0003' : '';
-    pending += forwarded;
+    pending += forwardable(keys, target.tty);
     flush();
     if (detachAt >= 0) finish({ kind: 'detached' });
   });
+  flush();
   const outcome = await done;
   release();
   unsubscribe();
   await writing;
+  const elapsed =
+    target.startedAt === undefined ? '' : ` after ${formatElapsed(Date.now() - target.startedAt)}`;
+  const newline = atLineStart ? '' : '\r\n';
   terminal.write(
     outcome.kind === 'detached'
-      ? `\n[detached; session ${id} keeps running]\n`
-      : `\n[session ${id} exited with code ${outcome.exitCode}]\n`,
+      ? `${newline}[detached; session ${id} keeps running]\n`
+      : `${newline}[ux: session ${id} exited with code ${outcome.exitCode}${elapsed}]\n`,
   );
   return outcome;
+}
+
+/** What of the typed keys goes to the process: all of them with a terminal, else only Ctrl-C. */
+function forwardable(keys: string, tty: boolean): string {
+  if (tty) return keys;
+  return keys.includes('\u0003') ? '\u0003' : '';
+}
+
+/** Elapsed time for people: 0.12 s, 3.4 s, 2 min 5 s. */
+export function formatElapsed(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(ms < 1000 ? 2 : 1)} s`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }

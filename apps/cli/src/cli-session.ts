@@ -1,6 +1,9 @@
-import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { homedir, userInfo } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
+  type ConfigOverride,
+  type DenyReadEntry,
+  GLOB_CHARACTERS,
   planTools,
   type ResolvedFeatures,
   resolveFeatures,
@@ -8,9 +11,19 @@ import {
   type SessionResolution,
   type ToolPlan,
 } from '@ux/features';
-import type { ApprovalPolicy, SandboxMode, SandboxPolicy } from '@ux/protocol/core';
+import {
+  type ApprovalPolicy,
+  ConfigError,
+  type EffectivePolicy,
+  effectivePolicyFromSandboxPolicy,
+  type FileSystemEntry,
+  type SandboxMode,
+  type SandboxPolicy,
+  UxError,
+} from '@ux/protocol/core';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
+import type { ShippedBackendOptions } from './sandbox-backends.js';
 
 /** What the command line chose for this run. */
 export interface SessionFlags {
@@ -21,6 +34,14 @@ export interface SessionFlags {
   profile?: string;
   enable?: string[];
   disable?: string[];
+  /** `--writable-root`, absolute. */
+  writableRoots?: string[];
+  /** `--network` (true) or `--no-network` (false). */
+  network?: boolean;
+  /** `--deny-read`, as written. */
+  denyRead?: string[];
+  /** `-c key=value`, written over config.toml. */
+  configOverrides?: ConfigOverride[];
 }
 
 /** Everything a command needs from configuration, resolved once. */
@@ -36,12 +57,14 @@ export interface CliSession {
   cacheDirectory: string;
   /** `$UX_HOME/quarantine`: where protected paths a sandboxed command created are moved. */
   quarantineDirectory: string;
+  /** What the shipped backends are created with (cache, quarantine, `bwrap_path`). */
+  backendOptions: ShippedBackendOptions;
   warnings: string[];
 }
 
 /** Reads config and requirements and resolves features and session settings (throws `ConfigError`). */
 export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
-  const configuration = loadConfiguration(io.env);
+  const configuration = loadConfiguration(io.env, flags.configOverrides);
   const features = resolveFeatures({
     platform: io.platform,
     user: configuration.user,
@@ -62,6 +85,12 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
         flags.sandboxMode === undefined
           ? undefined
           : { value: flags.sandboxMode, flag: `${flags.sandboxOption ?? '--sandbox'} ${flags.sandboxMode}` },
+      writableRoots: flags.writableRoots,
+      network:
+        flags.network === undefined
+          ? undefined
+          : { value: flags.network, flag: flags.network ? '--network' : '--no-network' },
+      denyRead: flags.denyRead?.map((value) => ({ value, flag: `--deny-read ${value}` })),
     },
   });
   const userShell = io.env.SHELL || safeUserShell() || '/bin/bash';
@@ -72,15 +101,22 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     zshFork: configuration.user?.zshFork,
     allowLoginShell: configuration.user?.allowLoginShell,
   });
+  const home = configPaths(io.env).home;
+  const bwrapPath = configuration.user?.bwrapPath?.value;
   return {
     configuration,
     features,
     settings,
     toolPlan,
     userShell,
-    rulesDirectory: join(configPaths(io.env).home, 'rules'),
-    cacheDirectory: join(configPaths(io.env).home, 'cache'),
-    quarantineDirectory: join(configPaths(io.env).home, 'quarantine'),
+    rulesDirectory: join(home, 'rules'),
+    cacheDirectory: join(home, 'cache'),
+    quarantineDirectory: join(home, 'quarantine'),
+    backendOptions: {
+      cacheDir: join(home, 'cache'),
+      quarantineDir: join(home, 'quarantine'),
+      ...(bwrapPath ? { bwrapPath } : {}),
+    },
     warnings: [
       ...(configuration.user?.warnings ?? []),
       ...(configuration.requirements?.warnings ?? []),
@@ -108,6 +144,57 @@ export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution)
     case 'external-sandbox':
       return { type: 'external-sandbox', network_access: 'restricted' };
   }
+}
+
+/**
+ * What sandboxed commands of this session may do: the mode's policy (with `[sandbox_workspace_write]`
+ * and `--writable-root`), every deny-read entry, and `--network`/`--no-network` over the mode's own
+ * network setting. Deny-read entries are made absolute here, once: `~` and `~/…` are the home
+ * directory, anything relative is relative to the session directory `cwd` (a glob too), so a command
+ * run elsewhere (`workdir`) is denied the same files. A deny-read entry or `--no-network` with a mode
+ * that runs without a sandbox is refused: neither could be enforced.
+ */
+export function effectivePolicyFor(
+  session: CliSession,
+  place: { cwd: string; homeDir?: string },
+): EffectivePolicy {
+  const { settings } = session;
+  const mode = settings.sandboxMode;
+  const policy = effectivePolicyFromSandboxPolicy(sandboxPolicyFor(mode.value, settings));
+  if (policy.fileSystem.kind !== 'restricted') {
+    const unsandboxed = `sandbox mode ${mode.value} (from ${mode.source}) runs commands without a ux sandbox`;
+    const [entry] = settings.denyRead;
+    if (entry?.location)
+      throw new ConfigError({
+        ...entry.location,
+        reason: `deny_read needs a sandbox to hide "${entry.pattern}", but ${unsandboxed}; choose read-only or workspace-write, or clear the list for this run with -c deny_read=[]`,
+      });
+    if (entry) throw new UxError('invalid_arguments', `${entry.source} needs a sandbox, but ${unsandboxed}`);
+    if (settings.network?.value === false)
+      throw new UxError('invalid_arguments', `--no-network needs a sandbox, but ${unsandboxed}`);
+    return policy;
+  }
+  const homeDir = place.homeDir ?? homedir();
+  return {
+    fileSystem: {
+      ...policy.fileSystem,
+      entries: [
+        ...policy.fileSystem.entries,
+        ...settings.denyRead.map((entry) => denyReadEntry(entry, place.cwd, homeDir)),
+      ],
+    },
+    network: settings.network ? (settings.network.value ? 'enabled' : 'restricted') : policy.network,
+  };
+}
+
+function denyReadEntry(entry: DenyReadEntry, cwd: string, homeDir: string): FileSystemEntry {
+  const { pattern } = entry;
+  const expanded =
+    pattern === '~' ? homeDir : pattern.startsWith('~/') ? join(homeDir, pattern.slice(2)) : pattern;
+  const absolute = isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+  return GLOB_CHARACTERS.test(pattern)
+    ? { path: { type: 'glob', pattern: absolute }, access: 'none' }
+    : { path: { type: 'path', path: absolute }, access: 'none' };
 }
 
 /** The account's login shell, when the system knows it. */

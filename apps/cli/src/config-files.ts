@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  applyConfigOverrides,
+  type ConfigOverride,
   parseRequirements,
   parseTomlDocument,
   parseUserConfig,
@@ -35,10 +37,17 @@ export interface LoadedConfiguration {
   requirements?: Requirements;
 }
 
-/** Reads and validates both files; a missing file is simply absent, anything else wrong is a `ConfigError`. */
-export function loadConfiguration(env: NodeJS.ProcessEnv): LoadedConfiguration {
+/**
+ * Reads and validates both files, with `-c` overrides written over the user config; a missing file is
+ * simply absent, anything else wrong is a `ConfigError`.
+ */
+export function loadConfiguration(
+  env: NodeJS.ProcessEnv,
+  overrides: readonly ConfigOverride[] = [],
+): LoadedConfiguration {
   const paths = configPaths(env);
-  const userDocument = readTomlFile(paths.userConfig);
+  const file = readTomlFile(paths.userConfig);
+  const userDocument = overrides.length > 0 ? applyConfigOverrides(file, overrides, paths.userConfig) : file;
   const requirementsDocument = readTomlFile(paths.requirements);
   return {
     paths,

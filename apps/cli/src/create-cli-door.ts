@@ -7,7 +7,7 @@ import {
   listRuleFiles,
   loadRuleFiles,
 } from '@ux/orchestrator';
-import type { Reviewer, SandboxRegistry } from '@ux/protocol/core';
+import type { EffectivePolicy, Reviewer, SandboxRegistry } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { type CliSession, sandboxPolicyFor } from './cli-session.js';
@@ -22,6 +22,11 @@ export interface CliDoorOptions {
   onWarning: (message: string) => void;
   /** Default: the backends configuration enables. */
   sandboxRegistry?: SandboxRegistry;
+  /**
+   * What sandboxed commands may do (`sessionPolicy`: deny-read, extra writable roots, network flags);
+   * default the mode's policy with `[sandbox_workspace_write]`.
+   */
+  policy?: EffectivePolicy;
 }
 
 /**
@@ -36,14 +41,11 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   const orchestrator = createOrchestrator({
     sandboxRegistry:
       options.sandboxRegistry ??
-      createCliSandboxRegistry(settings.enabledBackends?.value, {
-        cacheDir: session.cacheDirectory,
-        quarantineDir: session.quarantineDirectory,
-      }),
+      createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions),
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
     approvalPolicy: settings.approvalPolicy.value,
-    policy: sandboxPolicyFor(settings.sandboxMode.value, settings),
+    policy: options.policy ?? sandboxPolicyFor(settings.sandboxMode.value, settings),
     execPolicy: createExecPolicy(rules),
     ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
     reviewer: options.reviewer,

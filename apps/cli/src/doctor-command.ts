@@ -3,21 +3,30 @@ import { ConfigError, probeSafely, type SandboxProbe, UxError } from '@ux/protoc
 import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
+import { doctorConfigChecks } from './doctor-config-checks.js';
 import type { Io } from './io.js';
+import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
 import { BACKEND_IDS, createCliSandboxRegistry, shippedBackend } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
 
-export const DOCTOR_HELP = `Usage: ux doctor [--json]
+export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
 
-Checks what ux needs here: Node, node-pty, the config and requirements files, and every sandbox
-backend (found, version, features, whether a real sandbox starts). Exits 1 when the configured
-sandbox cannot work, and says how to fix it.
+Checks what ux needs here: Node, node-pty, the config and requirements files, the rule files, the
+paths and backend ids the config names, and every sandbox backend (found, version, features,
+whether a real sandbox starts). Exits 1 when ux cannot run as configured (every ux exec would
+fail), and says how to fix it; what ux runs without (a writable root that does not exist) is a
+warning.
+
+  --profile NAME          check with [profiles.NAME] from the config
+  -c, --config KEY=VALUE  check with a config.toml key set for this run (repeatable)
+  --json                  machine-readable output
 `;
 
 export interface DoctorCheck {
   name: string;
-  status: 'ok' | 'fail' | 'skip';
+  /** `fail`: ux cannot run as configured; `warn`: it runs, but something configured is left out. */
+  status: 'ok' | 'fail' | 'warn' | 'skip';
   detail: string;
   fix?: string;
 }
@@ -25,7 +34,12 @@ export interface DoctorCheck {
 export async function doctorCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      json: { type: 'boolean' },
+      profile: { type: 'string' },
+      config: { type: 'string', short: 'c', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
     'ux doctor --help',
   );
   if (values.help) {
@@ -35,6 +49,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}"`, 'ux doctor --help');
 
+  const configOverrides = parseConfigArguments(values.config, 'ux doctor --help');
   const checks: DoctorCheck[] = [];
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   checks.push(
@@ -47,7 +62,10 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
   const paths = configPaths(io.env);
   let session: CliSession | undefined;
   try {
-    session = loadCliSession(io);
+    session = loadCliSession(io, {
+      ...(values.profile === undefined ? {} : { profile: values.profile }),
+      configOverrides,
+    });
     const { user, requirements } = session.configuration;
     checks.push({
       name: 'config',
@@ -89,9 +107,10 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       status: 'ok',
       detail: `${session.toolPlan.mode}: tools ${session.toolPlan.tools.join(', ')}`,
     });
+    checks.push(...(await doctorConfigChecks(session, io)));
     const enabled = settings.enabledBackends?.value;
     for (const id of BACKEND_IDS) {
-      const backend = shippedBackend(id);
+      const backend = shippedBackend(id, session.backendOptions);
       const name = `sandbox ${id}`;
       if (!backend.platforms.includes(io.platform)) {
         checks.push({
@@ -127,7 +146,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
     if (mode === 'read-only' || mode === 'workspace-write') {
       try {
         const selector = createSandboxSelector({
-          sandboxRegistry: createCliSandboxRegistry(enabled),
+          sandboxRegistry: createCliSandboxRegistry(enabled, session.backendOptions),
           platform: io.platform,
           enabledBackends: enabled,
           allowedBackends: settings.allowedBackends,
@@ -161,7 +180,14 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       io.stdout(`${check.status.padEnd(4)}  ${check.name.padEnd(width)}  ${check.detail}\n`);
       if (check.fix) io.stdout(`${''.padEnd(6 + width)}  fix: ${check.fix}\n`);
     }
-    io.stdout(ok ? 'ux can run here.\n' : 'ux cannot run as configured here; see the fixes above.\n');
+    const warned = checks.some((check) => check.status === 'warn');
+    io.stdout(
+      !ok
+        ? 'ux cannot run as configured here; see the fixes above.\n'
+        : warned
+          ? 'ux can run here; see the warnings above.\n'
+          : 'ux can run here.\n',
+    );
   }
   return ok ? 0 : 1;
 }

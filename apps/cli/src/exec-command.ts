@@ -1,33 +1,53 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
-import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies } from '@ux/protocol/core';
+import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies, UxError } from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
 import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
-import { loadCliSession } from './cli-session.js';
+import { checkCommandWords } from './check-command-words.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
+import { missingToolsReason } from './missing-tools-reason.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
+import {
+  loadPolicySession,
+  POLICY_OPTIONS,
+  policyFlags,
+  policyHelp,
+  sessionPolicy,
+} from './policy-options.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
+import { runTerminalView } from './terminal-view.js';
 import { UsageError } from './usage-error.js';
+
+const EXEC_SANDBOX_MODES = sandboxModes.filter((mode) => mode !== 'external-sandbox');
 
 export const EXEC_HELP = `Usage: ux exec [options] -- CMD…
 
-Runs CMD through the door, as one exec_command call of a model, and prints the receipt the model
-would read. One word is taken as a shell script ('make test && echo ok'); several are quoted and
-joined. If the process is still running and this is a terminal, ux attaches: keys go to it through
-write_stdin, output streams live, Ctrl-] detaches and leaves a prompt to poll it, write to it or
-attach again. Without a terminal, ux polls until the process exits.
+Runs CMD through the door, as one exec_command call of a model would. One word is taken as a shell
+script ('make test && echo ok'); several are quoted and joined.
+
+On a terminal, output streams as it comes; a command still running after the first moment is
+attached at once (keys go to it, Ctrl-] detaches and leaves a prompt to poll it, write to it or
+attach again), and the end is shown as the exit code and the real elapsed time. With --receipt,
+--json, or when stdout is not a terminal, ux prints the receipt the model would read and, without a
+terminal, polls until the process exits.
+
+When a command needs approval, ux asks on the terminal and one key answers: [y] approve once,
+[a] approve for this session, [p] always allow (saves a prefix_rule to $UX_HOME/rules/default.rules:
+matching commands then run without asking and outside the sandbox; never offered for shells and
+interpreters), [n] deny, [x] or Ctrl-C abort. The question says whether approving runs the command
+outside the sandbox, now or on a rerun after the sandbox blocked it. Without a terminal, nothing
+that needs approval runs ("no one could be asked for approval").
 
 Options:
   --tty                  give the command a terminal (stdin stays open)
-  --yield-ms N           wait up to N ms for output before the first receipt (default 10000)
-  --sandbox MODE         read-only, workspace-write or danger-full-access (default from config)
+  --yield-ms N           with a receipt: wait up to N ms for output before it (default 10000)
   --approval POLICY      untrusted, on-failure, on-request or never (default from config)
   --cwd DIR              working directory (default the current one)
-  --profile NAME         use [profiles.NAME] from the config
+${policyHelp(EXEC_SANDBOX_MODES)}  --receipt              print the model's receipt even on a terminal
   --json                 print the structured result instead of the receipt
   -h, --help             this help
 
@@ -35,7 +55,6 @@ Exit code: the command's exit code when it finished, 1 when the call failed, 2 f
 `;
 
 const HELP_COMMAND = 'ux exec --help';
-const EXEC_SANDBOX_MODES = sandboxModes.filter((mode) => mode !== 'external-sandbox');
 
 export async function execCommand(args: string[], io: Io): Promise<number> {
   useBaselineWasmCompiler();
@@ -44,14 +63,15 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     {
       tty: { type: 'boolean' },
       'yield-ms': { type: 'string' },
-      sandbox: { type: 'string' },
       approval: { type: 'string' },
       cwd: { type: 'string' },
-      profile: { type: 'string' },
+      ...POLICY_OPTIONS,
       json: { type: 'boolean' },
+      receipt: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
+    { takesCommand: true },
   );
   if (values.help) {
     io.stdout(EXEC_HELP);
@@ -62,10 +82,6 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     values['yield-ms'] === undefined
       ? undefined
       : nonNegativeInteger(values['yield-ms'], '--yield-ms', HELP_COMMAND);
-  const sandboxMode =
-    values.sandbox === undefined
-      ? undefined
-      : oneOf(values.sandbox, EXEC_SANDBOX_MODES, '--sandbox', HELP_COMMAND);
   const approvalPolicy: ApprovalPolicy | undefined =
     values.approval === undefined
       ? undefined
@@ -73,65 +89,102 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   const cwd = resolve(values.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory())
     throw new UsageError(`--cwd ${cwd}: no such directory`, HELP_COMMAND);
+  checkCommandWords(positionals, HELP_COMMAND);
   const cmd = positionals.length === 1 ? positionals[0]! : shlexJoin(positionals);
 
-  const session = loadCliSession(io, { approvalPolicy, sandboxMode, profile: values.profile });
+  const flags = policyFlags(values, {
+    cwd,
+    env: io.env,
+    helpCommand: HELP_COMMAND,
+    modes: EXEC_SANDBOX_MODES,
+  });
+  const session = loadPolicySession(io, { ...flags, approvalPolicy }, HELP_COMMAND);
+  const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
+  const notOffered = missingToolsReason(session, ['exec_command']);
+  if (notOffered) throw new UxError('config_error', notOffered);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
   const door = await createCliDoor(session, {
+    policy,
     cwd,
     env: io.env,
-    reviewer: terminal ? createTerminalReviewer(terminal) : createNoTerminalReviewer(io.stderr),
+    reviewer: terminal
+      ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
+      : createNoTerminalReviewer(io.stderr),
     onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
   });
 
   let calls = 0;
   const nextCall = () => `ux-exec-${++calls}`;
+  const tty = values.tty ?? false;
   const print = (response: ToolResponse) =>
     io.stdout(
       values.json ? `${JSON.stringify(response.result ?? { error: response.text })}\n` : `${response.text}\n`,
     );
-  const stop: { code?: number } = {};
-  const stopSignals = onStopSignals(door, stop);
+  const stop = onStopSignals(door, { person: terminal !== undefined });
+  const finish = async (work: Promise<number>): Promise<number> => {
+    const code = await Promise.race([work, stop.stopped]);
+    if (stop.signal) io.stderr(`ux: stopped by ${stop.signal}: ending the command and exiting\n`);
+    return code;
+  };
   try {
-    const callId = nextCall();
-    let response = await door.execCommand(
-      { cmd, tty: values.tty ?? false, ...(yieldMs === undefined ? {} : { yield_time_ms: yieldMs }) },
-      { callId },
-    );
-    print(response);
-    let sessionId = response.result?.session_id;
-    if (stop.code !== undefined) return stop.code;
-    if (sessionId === undefined) return exitCodeOf(response);
+    // A person at a terminal gets the live view; receipts are for --receipt, --json and pipes.
+    if (terminal && !values.json && !values.receipt)
+      return await finish(runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal));
+    return await finish(
+      (async () => {
+        const callId = nextCall();
+        const before = new Set(door.processes().map((process) => process.sessionId));
+        let response = await door.execCommand(
+          { cmd, tty, ...(yieldMs === undefined ? {} : { yield_time_ms: yieldMs }) },
+          { callId },
+        );
+        if (stop.signal) return stop.code;
+        let sessionId = response.result?.session_id;
+        if (response.aborted && terminal) {
+          // Ctrl-C stopped the wait, not the command: it keeps running, and the prompt can reach it.
+          sessionId = door.processes().find((process) => !before.has(process.sessionId))?.sessionId;
+          io.stderr(
+            sessionId === undefined
+              ? 'ux: stopped waiting; the command had not started\n'
+              : `ux: stopped waiting; the command keeps running as session ${sessionId}\n`,
+          );
+          if (sessionId === undefined) return 130;
+          await runSessionPrompt(door, terminal, promptState(sessionId, callId, tty, nextCall));
+          return 0;
+        }
+        print(response);
+        if (sessionId === undefined) return exitCodeOf(response);
 
-    if (terminal && !values.json) {
-      const state: PromptState = {
-        current: sessionId,
-        calls: new Map([[sessionId, { callId, tty: values.tty ?? false }]]),
-        nextCall,
-      };
-      const outcome = await attachSession(door, { sessionId, callId, tty: values.tty ?? false }, terminal);
-      if (outcome.kind === 'exited') return outcome.exitCode;
-      await runSessionPrompt(door, terminal, state);
-      return 0;
-    }
-    // No person to attach: poll as a model would, until the process exits.
-    while (sessionId !== undefined) {
-      response = await door.writeStdin(
-        { session_id: sessionId, yield_time_ms: 30_000 },
-        { callId: nextCall() },
-      );
-      print(response);
-      if (stop.code !== undefined) return stop.code;
-      if (!response.success) return 1;
-      sessionId = response.result?.session_id;
-    }
-    return exitCodeOf(response);
+        if (terminal && !values.json) {
+          const outcome = await attachSession(door, { sessionId, callId, tty }, terminal);
+          if (outcome.kind === 'exited') return outcome.exitCode;
+          await runSessionPrompt(door, terminal, promptState(sessionId, callId, tty, nextCall));
+          return 0;
+        }
+        // No person to attach: poll as a model would, until the process exits.
+        while (sessionId !== undefined) {
+          response = await door.writeStdin(
+            { session_id: sessionId, yield_time_ms: 30_000 },
+            { callId: nextCall() },
+          );
+          if (stop.signal) return stop.code;
+          print(response);
+          if (!response.success) return 1;
+          sessionId = response.result?.session_id;
+        }
+        return exitCodeOf(response);
+      })(),
+    );
   } finally {
-    stopSignals();
+    stop.remove();
     terminal?.close();
     await door.shutdown();
   }
+}
+
+function promptState(sessionId: number, callId: string, tty: boolean, nextCall: () => string): PromptState {
+  return { current: sessionId, calls: new Map([[sessionId, { callId, tty }]]), nextCall };
 }
 
 function exitCodeOf(response: ToolResponse): number {
@@ -140,21 +193,44 @@ function exitCodeOf(response: ToolResponse): number {
 }
 
 const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+type StopSignal = keyof typeof SIGNAL_NUMBERS;
+
+interface StopSignals {
+  /** Resolves with 128 + the signal when one stops ux. */
+  stopped: Promise<number>;
+  signal?: StopSignal;
+  code: number;
+  remove(): void;
+}
 
 /**
- * SIGINT, SIGTERM and SIGHUP stop the waiting and make ux exit with 128 + the signal; the finally
- * block then shuts the door, which ends the processes.
+ * SIGTERM and SIGHUP, and SIGINT when no person is at a terminal, stop ux: the waiting ends, ux exits
+ * with 128 + the signal, and the door's shutdown ends the processes. With a person at the terminal,
+ * SIGINT (Ctrl-C at a prompt or during a receipt's wait) only stops the waiting: the command keeps
+ * running, as an interrupt of the door promises.
  */
-function onStopSignals(door: UnifiedExec, stop: { code?: number }): () => void {
-  const handlers = (Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]).map((signal) => {
+function onStopSignals(door: UnifiedExec, options: { person: boolean }): StopSignals {
+  let resolveStopped!: (code: number) => void;
+  const state: StopSignals = {
+    stopped: new Promise((resolve) => {
+      resolveStopped = resolve;
+    }),
+    code: 0,
+    remove: () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+    },
+  };
+  const handlers = (Object.keys(SIGNAL_NUMBERS) as StopSignal[]).map((signal) => {
     const handler = () => {
-      stop.code ??= 128 + SIGNAL_NUMBERS[signal];
       door.interrupt();
+      if (signal === 'SIGINT' && options.person) return;
+      if (state.signal) return;
+      state.signal = signal;
+      state.code = 128 + SIGNAL_NUMBERS[signal];
+      resolveStopped(state.code);
     };
     process.on(signal, handler);
     return [signal, handler] as const;
   });
-  return () => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-  };
+  return state;
 }

@@ -40,10 +40,7 @@ export async function execServerCommand(
         );
     }
     const sandboxRegistry = (enabled?: readonly string[]) =>
-      createCliSandboxRegistry(enabled, {
-        cacheDir: session.cacheDirectory,
-        quarantineDir: session.quarantineDirectory,
-      });
+      createCliSandboxRegistry(enabled, session.backendOptions);
     return await runExecServer(parsed, io, { sandboxRegistry, ...deps });
   } catch (error) {
     if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');

@@ -1,4 +1,5 @@
 import {
+  type ConfigOverride,
   describeAssignment,
   FEATURE_DEFINITIONS,
   type FeatureAssignment,
@@ -12,6 +13,7 @@ import { execCommandToolDefinition } from '@ux/protocol/core';
 import { safeUserShell } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
+import { asUsageError, parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -24,6 +26,7 @@ Options:
   --enable <feature>    turn a feature on for this run (repeatable)
   --disable <feature>   turn a feature off for this run (repeatable)
   --profile <name>      use [profiles.<name>] from the config
+  -c, --config KEY=VALUE  set a config.toml key for this run (repeatable), as ux exec does
   --json                machine-readable output
   -h, --help            this help
 
@@ -53,7 +56,10 @@ export function featuresCommand(args: string[], io: Io): number {
   if (positionals.length > 0) {
     throw new UsageError(`unexpected argument "${positionals[0]}"`, 'ux features --help');
   }
-  const configuration = loadConfiguration(io.env);
+  const configuration = loadConfigurationOrUsage(
+    io.env,
+    parseConfigArguments(values.config, 'ux features --help'),
+  );
   const resolved = resolveFeatures({
     platform: io.platform,
     user: configuration.user,
@@ -91,6 +97,7 @@ function parseFeatureOptions(args: string[]) {
       enable: { type: 'string', multiple: true },
       disable: { type: 'string', multiple: true },
       profile: { type: 'string' },
+      config: { type: 'string', short: 'c', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -218,4 +225,13 @@ function table(rows: string[][]): string {
         .trimEnd(),
     )
     .join('\n')}\n`;
+}
+
+/** The configuration, with a mistake in a `-c` value reported as the command line's. */
+function loadConfigurationOrUsage(env: NodeJS.ProcessEnv, overrides: ConfigOverride[]) {
+  try {
+    return loadConfiguration(env, overrides);
+  } catch (error) {
+    throw asUsageError(error, 'ux features --help');
+  }
 }

@@ -1,5 +1,7 @@
+import { didYouMean } from '@ux/protocol/core';
 import { ConfigError, UxError } from '@ux/protocol/errors';
 import packageJson from '../package.json' with { type: 'json' };
+import { displayCommand } from './display-command.js';
 import type { Io } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -25,6 +27,7 @@ Commands:
                               environments (ssh host ux exec-server --listen stdio)
   features list               the feature flags: stage, value, and which layer set it
   features explain            how the flags collapse into a mode and a tool plan
+  help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)
 
 Options:
   -h, --help         this help (also: ux <command> --help)
@@ -33,6 +36,21 @@ Options:
 Exit codes: 0 success, 1 error (configuration, runtime), 2 usage error; ux exec and ux sandbox pass
 the command's exit code on.
 `;
+
+type Run = (args: string[], io: Io) => number | Promise<number>;
+
+// Each command is its own bundle beside this one (tsup.config.ts), required only when asked for:
+// start-up time is most of a short command's cost.
+const COMMANDS: Record<string, Run> = {
+  exec: (args, io) => (require('./exec-command.cjs') as ExecCommand).execCommand(args, io),
+  sandbox: (args, io) => (require('./sandbox-command.cjs') as SandboxCommand).sandboxCommand(args, io),
+  doctor: (args, io) => (require('./doctor-command.cjs') as DoctorCommand).doctorCommand(args, io),
+  mcp: (args, io) => (require('./mcp-command.cjs') as McpCommand).mcpCommand(args, io),
+  'exec-server': (args, io) =>
+    (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(args, io),
+  features: (args, io) => (require('./features-command.cjs') as FeaturesCommand).featuresCommand(args, io),
+};
+const OPTIONS = ['--help', '--version'];
 
 /** Runs one invocation and returns its exit code; never throws. */
 export async function main(args: string[], io: Io): Promise<number> {
@@ -44,28 +62,15 @@ export async function main(args: string[], io: Io): Promise<number> {
         return 2;
       case '-h':
       case '--help':
-      case 'help':
         io.stdout(HELP);
         return 0;
+      case 'help':
+        return await help(rest, io);
       case '--version':
         io.stdout(`${packageJson.version}\n`);
         return 0;
-      // Each command is its own bundle beside this one (tsup.config.ts), loaded only when asked for:
-      // start-up time is most of a short command's cost.
-      case 'features':
-        return (require('./features-command.cjs') as FeaturesCommand).featuresCommand(rest, io);
-      case 'exec':
-        return await (require('./exec-command.cjs') as ExecCommand).execCommand(rest, io);
-      case 'sandbox':
-        return await (require('./sandbox-command.cjs') as SandboxCommand).sandboxCommand(rest, io);
-      case 'doctor':
-        return await (require('./doctor-command.cjs') as DoctorCommand).doctorCommand(rest, io);
-      case 'mcp':
-        return await (require('./mcp-command.cjs') as McpCommand).mcpCommand(rest, io);
-      case 'exec-server':
-        return await (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(rest, io);
       default:
-        throw new UsageError(`unknown command "${command}"`);
+        return await (commandNamed(command) ?? unknownCommand(command, rest))(rest, io);
     }
   } catch (error) {
     if (UsageError.isInstance(error)) {
@@ -85,4 +90,34 @@ export async function main(args: string[], io: Io): Promise<number> {
     );
     return 1;
   }
+}
+
+/** `ux help [COMMAND]`: the command's own help, which only its bundle holds. */
+async function help(args: string[], io: Io): Promise<number> {
+  const [command, extra] = args;
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"; usage: ux help [COMMAND]`);
+  if (command === undefined || command === 'help') {
+    io.stdout(HELP);
+    return 0;
+  }
+  const run = commandNamed(command);
+  if (!run)
+    throw new UsageError(
+      `no help for "${command}": not a ux command${didYouMean(command, Object.keys(COMMANDS))}; the commands are ${Object.keys(COMMANDS).join(', ')}`,
+    );
+  return await run(['--help'], io);
+}
+
+/** Own keys only: `ux toString` is not a command. */
+function commandNamed(name: string): Run | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+function unknownCommand(name: string, args: readonly string[]): never {
+  if (name.startsWith('-')) throw new UsageError(`unknown option ${name}${didYouMean(name, OPTIONS)}`);
+  const hint = didYouMean(name, [...Object.keys(COMMANDS), 'help']);
+  // Nothing close: perhaps a program to run, which goes after `ux exec --`.
+  throw new UsageError(
+    `unknown command "${name}"${hint || `; to run it as a command: ux exec -- ${displayCommand([name, ...args])}`}`,
+  );
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -9,6 +10,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   type ApprovalPolicy,
+  ConfigError,
+  type EffectivePolicy,
+  NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type Reviewer,
   sandboxModes,
@@ -17,13 +21,25 @@ import {
 import type { UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
 import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
-import { loadCliSession } from './cli-session.js';
+import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { createElicitationReviewer } from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
+import { missingToolsReason } from './missing-tools-reason.js';
 import { oneOf, parseOptions } from './parse-options.js';
+import {
+  loadPolicySession,
+  POLICY_OPTIONS,
+  policyFlags,
+  policyHelp,
+  sessionDirectory,
+  sessionPolicy,
+} from './policy-options.js';
+import { serveStartupError } from './serve-startup-error.js';
 import { UsageError } from './usage-error.js';
+
+const MCP_SANDBOX_MODES = sandboxModes.filter((mode) => mode !== 'external-sandbox');
 
 export const MCP_HELP = `Usage: ux mcp [options]
 
@@ -32,12 +48,14 @@ client as elicitation requests when it supports them; otherwise whatever needs a
 (never run without asking). A cancelled call stops waiting and keeps its process; closing the server
 ends every process. Calls that wait longer than a second report progress when the client asks for it.
 
+A configuration that keeps it from serving (a mistake in config.toml, a feature plan without
+exec_command) is told to the client: every request, initialize first, is answered with an error that
+names the file and line.
+
 Options:
   --cwd DIR              the session directory (default the current one)
-  --sandbox MODE         read-only, workspace-write or danger-full-access (default from config)
   --approval POLICY      untrusted, on-failure, on-request or never (default from config)
-  --profile NAME         use [profiles.NAME] from the config
-  -h, --help             this help
+${policyHelp(MCP_SANDBOX_MODES)}  -h, --help             this help
 `;
 
 const HELP_COMMAND = 'ux mcp --help';
@@ -52,9 +70,8 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     args,
     {
       cwd: { type: 'string' },
-      sandbox: { type: 'string' },
       approval: { type: 'string' },
-      profile: { type: 'string' },
+      ...POLICY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
@@ -68,25 +85,26 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     values.approval === undefined
       ? undefined
       : oneOf(values.approval, simpleApprovalPolicies, '--approval', HELP_COMMAND);
-  const sandboxMode =
-    values.sandbox === undefined
-      ? undefined
-      : oneOf(
-          values.sandbox,
-          sandboxModes.filter((mode) => mode !== 'external-sandbox'),
-          '--sandbox',
-          HELP_COMMAND,
-        );
-  const cwd = values.cwd ?? process.cwd();
-  const session = loadCliSession(io, { approvalPolicy, sandboxMode, profile: values.profile });
-  for (const warning of session.warnings) io.stderr(`ux mcp: warning: ${warning}\n`);
-  const missing = SERVED_TOOLS.filter((tool) => !session.toolPlan.tools.includes(tool as never));
-  if (missing.length > 0) {
-    io.stderr(
-      `ux mcp: the feature configuration leaves out ${missing.join(' and ')} (mode ${session.toolPlan.mode}); enable unified_exec to serve them (see ux features explain)\n`,
-    );
-    return 1;
+  const cwd = sessionDirectory(values.cwd, HELP_COMMAND);
+  const flags = policyFlags(values, {
+    cwd,
+    env: io.env,
+    helpCommand: HELP_COMMAND,
+    modes: MCP_SANDBOX_MODES,
+  });
+  // Mistakes in arguments end ux mcp with a usage error; the configuration's reach the client.
+  let session: CliSession;
+  let policy: EffectivePolicy;
+  try {
+    session = loadPolicySession(io, { ...flags, approvalPolicy }, HELP_COMMAND);
+    policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return serveStartupError(error.message, io);
+    throw error;
   }
+  for (const warning of session.warnings) io.stderr(`ux mcp: warning: ${warning}\n`);
+  const notOffered = missingToolsReason(session, SERVED_TOOLS);
+  if (notOffered) return serveStartupError(notOffered, io);
 
   const server = new Server(
     { name: 'ux', version: packageJson.version },
@@ -117,20 +135,23 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       );
     const canAsk = Boolean(capabilities.elicitation);
     const reviewer: Reviewer = canAsk
-      ? createElicitationReviewer(server, log)
+      ? createElicitationReviewer(server, log, { ruleFile: join(session.rulesDirectory, 'default.rules') })
       : {
           specificationVersion: REVIEWER_SPECIFICATION_VERSION,
           id: 'mcp-no-elicitation',
           review: async (request) => {
             log(
-              `ux mcp: \`${request.command.join(' ')}\` needs approval and the client cannot be asked: refused\n`,
+              `ux mcp: \`${request.display_command ?? request.command.join(' ')}\` needs approval and the client cannot be asked: refused\n`,
             );
-            return { type: 'denied' };
+            throw new NoReviewerError(
+              'the MCP client does not support elicitation; approve with a client that does, or start ux mcp with --approval / --sandbox so that none is needed',
+            );
           },
         };
     if (!canAsk)
       log('ux mcp: the client cannot answer elicitation requests; commands that need approval are refused\n');
     doorCreation = createCliDoor(session, {
+      policy,
       cwd,
       env: io.env,
       reviewer,

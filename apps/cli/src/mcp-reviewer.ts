@@ -1,18 +1,24 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { shlexJoin } from '@ux/orchestrator';
 import {
   type ApprovalRequest,
+  NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
 } from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
+import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 
 /**
- * Asks the MCP client's user through an elicitation request. Declining denies; cancelling or a client
- * that cannot answer aborts; anything else the client sends is a denial. Never approves on its own.
+ * Asks the MCP client's user through an elicitation request. Declining denies; cancelling aborts; a
+ * request the client cannot answer is "no one could be asked"; anything else the client sends is a
+ * denial. Never approves on its own.
  */
-export function createElicitationReviewer(server: Server, log: (text: string) => void): Reviewer {
+export function createElicitationReviewer(
+  server: Server,
+  log: (text: string) => void,
+  options: ApprovalTextOptions,
+): Reviewer {
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'mcp-elicitation',
@@ -22,12 +28,13 @@ export function createElicitationReviewer(server: Server, log: (text: string) =>
         const result = await server.elicitInput(
           {
             message: [
-              request.retry
-                ? 'The sandbox stopped this command. Run it again without the sandbox?'
-                : 'Run this command?',
-              `command: ${shlexJoin(request.command)}`,
-              `cwd: ${request.cwd}`,
-              ...(request.reason ? [`reason: ${request.reason}`] : []),
+              `ux: ${approvalHeadline(request)}`,
+              ...approvalDetails(request).map((detail) => `${detail.label}: ${detail.text}`),
+              ...choices.flatMap((choice) =>
+                choice.decision.type === 'approved_execpolicy_amendment'
+                  ? [`"${choice.title}" ${ruleEffect(choice.decision.amendment, request, options)}`]
+                  : [],
+              ),
             ].join('\n'),
             requestedSchema: {
               type: 'object',
@@ -49,10 +56,11 @@ export function createElicitationReviewer(server: Server, log: (text: string) =>
         return chosen ? chosen.decision : { type: 'denied' };
       } catch (error) {
         if (signal.aborted) return { type: 'abort' };
-        log(
-          `ux mcp: the approval request failed (${error instanceof Error ? error.message : String(error)}); denied\n`,
-        );
-        return { type: 'denied' };
+        const reason = `the MCP client did not answer the elicitation request: ${
+          error instanceof Error ? error.message : String(error)
+        }`;
+        log(`ux mcp: ${reason}; not run\n`);
+        throw new NoReviewerError(reason, { cause: error });
       }
     },
   };

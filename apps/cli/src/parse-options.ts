@@ -1,11 +1,20 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { didYouMean } from '@ux/protocol/core';
+import { displayCommand } from './display-command.js';
 import { UsageError } from './usage-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Parsed<O extends Options> = ReturnType<
   typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>
 >;
+
+export interface ParseSettings {
+  /**
+   * The command's positionals are a command to run (`ux exec -- CMD…`): an unknown option after the
+   * first of them is probably the command's own, and the message says to put the command after `--`.
+   */
+  takesCommand?: boolean;
+}
 
 /**
  * `parseArgs` in strict mode, with its errors turned into usage errors in our own words (Node's
@@ -15,28 +24,93 @@ export function parseOptions<const O extends Options>(
   args: string[],
   options: O,
   helpCommand: string,
+  settings: ParseSettings = {},
 ): Parsed<O> {
+  const given = withNegativeValues(args, options);
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: given, options, allowPositionals: true, strict: true });
   } catch (error) {
-    const known = Object.entries(options).map(
-      ([name, option]) => `--${name}${option.short ? ` (-${option.short})` : ''}`,
-    );
-    throw new UsageError(describeParseError(error, known), helpCommand);
+    throw new UsageError(describeParseError(error, given, options, helpCommand, settings), helpCommand);
   }
 }
 
-function describeParseError(error: unknown, known: readonly string[]): string {
+/**
+ * `--yield-ms -5` as `--yield-ms=-5`: parseArgs takes a value that starts with a dash for an option of
+ * its own and would report a missing value; the command's check then says what is wrong with it.
+ */
+function withNegativeValues(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const option = stringOptionNamed(arg, options);
+    if (option && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${option}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** `--name` or `-n` when it names an option that takes a value. */
+function stringOptionNamed(arg: string, options: Options): string | undefined {
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    if (arg === `--${name}`) return arg;
+    if (option.short && arg === `-${option.short}`) return `--${name}`;
+  }
+  return undefined;
+}
+
+function describeParseError(
+  error: unknown,
+  args: readonly string[],
+  options: Options,
+  helpCommand: string,
+  settings: ParseSettings,
+): string {
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^' ]+)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option)
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    const command = settings.takesCommand ? commandBeforeDashes(args, options) : undefined;
+    if (command) {
+      const prefix = helpCommand.replace(/ --help$/, '');
+      const fixed = displayCommand([...command.uxArgs, '--', ...command.words]);
+      return `unknown option ${option}; to run a command with options, put it after --: ${prefix} ${fixed}`;
+    }
     return `unknown option ${option}${didYouMean(
       option,
-      known.map((k) => k.split(' ')[0]!),
+      Object.keys(options).map((name) => `--${name}`),
     )}`;
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `option ${option} needs a value`;
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return message;
   return message;
+}
+
+/**
+ * When a plain word came before the first `--`, the words from it on are taken for the command the
+ * person meant to run (`ux exec ls -la`), and the ones before for ux's own options.
+ */
+function commandBeforeDashes(
+  args: readonly string[],
+  options: Options,
+): { uxArgs: string[]; words: string[] } | undefined {
+  const { tokens } = parseArgs({
+    args: [...args],
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') return undefined;
+    if (token.kind === 'positional') {
+      const words = args.slice(token.index).filter((word) => word !== '--');
+      return { uxArgs: args.slice(0, token.index), words };
+    }
+  }
+  return undefined;
 }
 
 /** One of `allowed`, or a usage error naming the option and the choices (with a close match). */
@@ -53,12 +127,21 @@ export function oneOf<T extends string>(
   );
 }
 
-/** A non-negative integer option. */
+/** A non-negative integer option, in milliseconds; each kind of wrong value says what is wrong with it. */
 export function nonNegativeInteger(value: string, option: string, helpCommand: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
-    throw new UsageError(
-      `${option} must be a non-negative integer of milliseconds, got "${value}"`,
-      helpCommand,
-    );
-  return Number(value);
+  if (/^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
+  const number = value.trim() === '' ? Number.NaN : Number(value);
+  const why =
+    value === ''
+      ? 'needs a value: a non-negative integer of milliseconds'
+      : number < 0
+        ? `must not be negative (a non-negative integer of milliseconds), got "${value}"`
+        : Number.isSafeInteger(number)
+          ? `must be written with digits only (a non-negative integer of milliseconds), got "${value}" (did you mean ${number}?)`
+          : Number.isFinite(number) && number > Number.MAX_SAFE_INTEGER
+            ? `is too large, got "${value}"`
+            : Number.isFinite(number)
+              ? `must be a whole number (a non-negative integer of milliseconds), got "${value}"`
+              : `must be a non-negative integer of milliseconds, got "${value}"`;
+  throw new UsageError(`${option} ${why}`, helpCommand);
 }

@@ -5,6 +5,7 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxRegistry,
+  UnknownPluginError,
 } from '@ux/protocol/core';
 
 export interface ShippedBackendOptions {
@@ -12,6 +13,8 @@ export interface ShippedBackendOptions {
   cacheDir?: string;
   /** Where protected paths a command created are moved (`$UX_HOME/quarantine`); default removed. */
   quarantineDir?: string;
+  /** The bwrap binary (config `bwrap_path`); default the first `bwrap` on PATH. */
+  bwrapPath?: string;
 }
 
 interface Shipped {
@@ -26,10 +29,11 @@ interface Shipped {
 const SHIPPED: Record<string, Shipped> = {
   bwrap: {
     platforms: ['linux'],
-    load: async ({ cacheDir, quarantineDir }) =>
+    load: async ({ cacheDir, quarantineDir, bwrapPath }) =>
       (await import('@ux/sandbox-bwrap')).createBwrapSandbox({
         ...(cacheDir ? { probeCacheFile: join(cacheDir, 'bwrap-probe.json') } : {}),
         ...(quarantineDir ? { quarantineDir } : {}),
+        ...(bwrapPath ? { bwrapPath } : {}),
       }),
   },
   seatbelt: {
@@ -74,8 +78,9 @@ export function shippedBackend(id: string, options: ShippedBackendOptions = {}):
 
 /**
  * The registry the CLI hands to the orchestrator and the exec-server: the backends that configuration
- * and requirements enable (all of them when `enabled` is not given). Unknown ids are the caller's to
- * reject before this point.
+ * and requirements enable (all of them when `enabled` is not given). An id the CLI does not ship throws
+ * `UnknownPluginError` listing the ones it does: a registry of the enabled ones alone would list
+ * "(none registered)" for `sandbox_backends = ["bwrp"]`.
  */
 export function createCliSandboxRegistry(
   enabled?: readonly string[],
@@ -83,7 +88,9 @@ export function createCliSandboxRegistry(
 ): SandboxRegistry {
   const backends: Record<string, SandboxBackend> = {};
   for (const id of enabled ?? BACKEND_IDS) {
-    if (SHIPPED[id]) backends[id] = shippedBackend(id, options);
+    if (!Object.hasOwn(SHIPPED, id))
+      throw new UnknownPluginError({ kind: 'sandbox backend', id, available: BACKEND_IDS });
+    backends[id] = shippedBackend(id, options);
   }
   return createSandboxRegistry(backends);
 }

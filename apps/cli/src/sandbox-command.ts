@@ -1,34 +1,32 @@
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
-import { resolve } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
-import {
-  type EffectivePolicy,
-  effectivePolicyFromSandboxPolicy,
-  type FileSystemEntry,
-  type LaunchPlan,
-  type SandboxNotice,
-  TERMINATE_GRACE_MS,
-} from '@ux/protocol/core';
-import { loadCliSession, sandboxPolicyFor } from './cli-session.js';
+import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS } from '@ux/protocol/core';
 import type { Io } from './io.js';
-import { oneOf, parseOptions } from './parse-options.js';
+import { parseOptions } from './parse-options.js';
+import {
+  loadPolicySession,
+  POLICY_OPTIONS,
+  policyFlags,
+  policyHelp,
+  sessionDirectory,
+  sessionPolicy,
+} from './policy-options.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
+
+const SANDBOX_MODES = ['read-only', 'workspace-write'] as const;
 
 export const SANDBOX_HELP = `Usage: ux sandbox [options] -- CMD…
 
 Runs CMD directly under this platform's sandbox, with the terminal and environment as they are, and
-exits with its exit code (128 + N when signal N ended it). Use it to try a policy. The policy starts
-from the config ([sandbox_workspace_write], sandbox_backends) and the options add to it.
+exits with its exit code (128 + N when signal N ended it). Use it to try a policy: the same one
+ux exec and ux mcp give commands, from the config (sandbox_mode, [sandbox_workspace_write],
+deny_read, sandbox_backends, bwrap_path) and these options.
 
 Options:
-  --mode MODE            read-only or workspace-write (default workspace-write)
   --cwd DIR              working directory, writable in workspace-write mode (default the current one)
-  --writable-root DIR    another writable directory (repeatable)
-  --deny-read PATH       a path or glob the command may not read (repeatable)
-  --network              allow network access (default off)
+${policyHelp(SANDBOX_MODES, 'default from config, else workspace-write')}  --mode MODE            deprecated name of --sandbox
   -h, --help             this help
 
 Exit codes: the command's own; 1 when the sandbox cannot run here (with the fix); 2 usage error.
@@ -41,62 +39,51 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
     {
-      mode: { type: 'string' },
       cwd: { type: 'string' },
-      'writable-root': { type: 'string', multiple: true },
-      'deny-read': { type: 'string', multiple: true },
-      network: { type: 'boolean' },
+      ...POLICY_OPTIONS,
+      mode: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
+    { takesCommand: true },
   );
   if (values.help) {
     io.stdout(SANDBOX_HELP);
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('no command given; put it after --', HELP_COMMAND);
-  const mode = oneOf(
-    values.mode ?? 'workspace-write',
-    ['read-only', 'workspace-write'] as const,
-    '--mode',
-    HELP_COMMAND,
+  // One name for the mode on every command; --mode keeps working for the scripts that use it.
+  if (values.mode !== undefined) {
+    if (values.sandbox !== undefined)
+      throw new UsageError('give --sandbox only (--mode is its deprecated name)', HELP_COMMAND);
+    io.stderr('ux: warning: --mode is deprecated; use --sandbox\n');
+  }
+  const cwd = sessionDirectory(values.cwd, HELP_COMMAND);
+  const flags = policyFlags(
+    { ...values, sandbox: values.sandbox ?? values.mode },
+    {
+      cwd,
+      env: io.env,
+      helpCommand: HELP_COMMAND,
+      modes: SANDBOX_MODES,
+      ...(values.mode === undefined ? {} : { sandboxOption: '--mode' }),
+    },
   );
-  const cwd = resolve(values.cwd ?? process.cwd());
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory())
-    throw new UsageError(`--cwd ${cwd}: no such directory`, HELP_COMMAND);
-  const writableRoots = (values['writable-root'] ?? []).map((root) => {
-    const path = resolve(cwd, root);
-    if (!existsSync(path)) throw new UsageError(`--writable-root ${root}: no such directory`, HELP_COMMAND);
-    return path;
-  });
-  if (mode === 'read-only' && writableRoots.length > 0)
-    throw new UsageError('--writable-root needs --mode workspace-write', HELP_COMMAND);
-
-  const session = loadCliSession(io, { sandboxMode: mode, sandboxOption: '--mode' });
+  const session = loadPolicySession(io, flags, HELP_COMMAND);
+  const mode = session.settings.sandboxMode;
+  if (!(SANDBOX_MODES as readonly string[]).includes(mode.value))
+    throw new UsageError(
+      `ux sandbox runs commands under a sandbox, and sandbox mode ${mode.value} (from ${mode.source}) has none; pass --sandbox read-only or --sandbox workspace-write`,
+      HELP_COMMAND,
+    );
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
-  const policy = effectivePolicyFromSandboxPolicy(sandboxPolicyFor(mode, session.settings));
-  const fileSystem = policy.fileSystem;
-  if (fileSystem.kind !== 'restricted') throw new Error(`unexpected file-system policy ${fileSystem.kind}`);
-  const entries: FileSystemEntry[] = [
-    ...fileSystem.entries,
-    ...writableRoots.map((path): FileSystemEntry => ({ path: { type: 'path', path }, access: 'write' })),
-    ...(values['deny-read'] ?? []).map(
-      (path): FileSystemEntry =>
-        /[*?[]/.test(path)
-          ? { path: { type: 'glob', pattern: path }, access: 'none' }
-          : { path: { type: 'path', path: resolve(cwd, path) }, access: 'none' },
-    ),
-  ];
-  const effective: EffectivePolicy = {
-    fileSystem: { kind: 'restricted', entries },
-    network: values.network ? 'enabled' : policy.network,
-  };
+  const effective = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
 
   const selector = createSandboxSelector({
-    sandboxRegistry: createCliSandboxRegistry(session.settings.enabledBackends?.value, {
-      cacheDir: session.cacheDirectory,
-      quarantineDir: session.quarantineDirectory,
-    }),
+    sandboxRegistry: createCliSandboxRegistry(
+      session.settings.enabledBackends?.value,
+      session.backendOptions,
+    ),
     platform: io.platform,
     enabledBackends: session.settings.enabledBackends?.value,
     allowedBackends: session.settings.allowedBackends,

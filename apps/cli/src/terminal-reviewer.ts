@@ -1,22 +1,29 @@
-import { shlexJoin } from '@ux/orchestrator';
 import {
   type ApprovalRequest,
+  NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
 } from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
+import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 import type { Terminal } from './terminal.js';
 
-/** Asks the person at the terminal; offers only the answers the request allows. */
-export function createTerminalReviewer(terminal: Terminal): Reviewer {
+const CTRL_C = '\u0003';
+const CTRL_D = '\u0004';
+
+/**
+ * Asks the person at the terminal; offers only the answers the request allows. One key answers (no
+ * Enter): the choice's letter, Ctrl-C to abort, Ctrl-D to deny.
+ */
+export function createTerminalReviewer(terminal: Terminal, options: ApprovalTextOptions): Reviewer {
   let queue: Promise<unknown> = Promise.resolve();
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'terminal',
     review(request, { signal }) {
       // One question at a time: two prompts must never interleave on the same terminal.
-      const answer = queue.then(() => ask(terminal, request, signal));
+      const answer = queue.then(() => ask(terminal, request, signal, options));
       queue = answer.catch(() => undefined);
       return answer;
     },
@@ -27,50 +34,68 @@ async function ask(
   terminal: Terminal,
   request: ApprovalRequest,
   signal: AbortSignal,
+  options: ApprovalTextOptions,
 ): Promise<ReviewDecision> {
   if (signal.aborted) return { type: 'abort' };
   const choices = approvalChoices(request);
+  const details = approvalDetails(request);
+  const width = Math.max(...details.map((detail) => detail.label.length));
+  const rule = choices.find((choice) => choice.decision.type === 'approved_execpolicy_amendment');
   terminal.write(
     [
       '',
-      request.retry
-        ? 'ux: the sandbox stopped this command; run it again without the sandbox?'
-        : 'ux: approval needed',
-      `  command: ${shlexJoin(request.command)}`,
-      `  cwd:     ${request.cwd}`,
-      ...(request.reason ? [`  reason:  ${request.reason}`] : []),
-      `  ${choices.map((choice) => `[${choice.key}] ${choice.label}`).join('  ')}`,
+      `ux: ${approvalHeadline(request)}`,
+      ...details.map((detail) => `  ${`${detail.label}:`.padEnd(width + 1)} ${detail.text}`),
+      `  ${choices.map((choice) => `[${choice.key}] ${choice.label}`).join('   ')}`,
+      ...(rule?.decision.type === 'approved_execpolicy_amendment'
+        ? [`  [p] ${ruleEffect(rule.decision.amendment, request, options)}`]
+        : []),
       '',
     ].join('\n'),
   );
-  const aborted = new Promise<null>((resolve) =>
-    signal.addEventListener('abort', () => resolve(null), { once: true }),
-  );
+  let prompt = `Press ${choices.map((choice) => choice.key).join('/')} (Ctrl-C aborts): `;
   for (;;) {
-    const line = await Promise.race([terminal.readLine('> '), aborted]);
-    if (line === null) return signal.aborted ? { type: 'abort' } : { type: 'denied' };
-    const word = line.trim().toLowerCase();
-    const choice = choices.find((c) => c.key === word || c.words.includes(word));
-    if (choice) return choice.decision;
-    terminal.write(`  answer ${choices.map((c) => c.key).join(', ')}\n`);
+    const key = await terminal.readKey(prompt, signal);
+    if (key === null) {
+      terminal.write('\n');
+      if (signal.aborted) return { type: 'abort' };
+      throw new NoReviewerError('the terminal input ended before an answer');
+    }
+    if (key === CTRL_C) {
+      terminal.write('abort\n');
+      return { type: 'abort' };
+    }
+    if (key === CTRL_D) {
+      terminal.write('deny\n');
+      return { type: 'denied' };
+    }
+    const choice = choices.find((c) => c.key === key.toLowerCase());
+    if (choice) {
+      terminal.write(`${choice.key}: ${choice.label}\n`);
+      return choice.decision;
+    }
+    prompt = `\r\x1b[K${JSON.stringify(key)} is not an answer; press ${choices.map((c) => c.key).join('/')}: `;
   }
 }
 
 /**
- * Used when no person can be asked (stdin is not a terminal): the request is denied, never run
- * without asking, and the reason is said on stderr.
+ * Used when no person can be asked (stdin is not a terminal): nothing that needs approval runs, and
+ * the refusal says that no one was asked, on stderr and to the model.
  */
 export function createNoTerminalReviewer(stderr: (text: string) => void): Reviewer {
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'no-terminal',
     async review(request) {
-      stderr(
-        `ux: ${request.retry ? 'retrying without the sandbox' : 'running'} \`${shlexJoin(request.command)}\` needs approval${
-          request.reason ? ` (${request.reason})` : ''
-        }, and there is no terminal to ask: denied. Run ux in a terminal, or choose --approval / --sandbox so that it is not needed.\n`,
+      const error = new NoReviewerError(
+        'stdin is not a terminal; run ux in a terminal, or choose --approval / --sandbox so that none is needed',
       );
-      return { type: 'denied' };
+      stderr(
+        `ux: \`${request.display_command ?? request.command.join(' ')}\` needs approval${
+          request.policy_reason ? ` (${request.policy_reason})` : ''
+        }: ${error.message}\n`,
+      );
+      throw error;
     },
   };
 }

@@ -9,12 +9,16 @@ export class Terminal {
   private lineBuffer = '';
   private lineWaiter: ((line: string | null) => void) | undefined;
   private rawConsumer: ((data: Buffer) => void) | undefined;
+  /** Who held the keys before: released holders give them back to the one below. */
+  private readonly rawStack: { consumer: (data: Buffer) => void }[] = [];
+  private readonly endListeners = new Set<() => void>();
   private ended = false;
   private readonly onData = (data: Buffer) => this.dispatch(data);
   private readonly onEnd = () => {
     this.ended = true;
     this.lineWaiter?.(null);
     this.lineWaiter = undefined;
+    for (const listener of this.endListeners) listener();
   };
 
   constructor(
@@ -43,22 +47,52 @@ export class Terminal {
     });
   }
 
-  /** Sends every keystroke to `consumer` in raw mode until the returned function is called. */
+  /**
+   * Sends every keystroke to `consumer` in raw mode until the returned function is called, which
+   * gives the keys back to whoever had them before (an approval asked for during attach).
+   */
   raw(consumer: (data: Buffer) => void): () => void {
+    const holder = { consumer };
+    this.rawStack.push(holder);
     this.rawConsumer = consumer;
     this.setRaw(true);
     this.listen();
     return () => {
-      if (this.rawConsumer !== consumer) return;
-      this.rawConsumer = undefined;
+      const at = this.rawStack.indexOf(holder);
+      if (at < 0) return;
+      this.rawStack.splice(at, 1);
+      this.rawConsumer = this.rawStack.at(-1)?.consumer;
+      if (this.rawConsumer) return;
       this.setRaw(false);
       this.quiet();
     };
   }
 
+  /**
+   * Shows `prompt` and resolves with the next key pressed, without waiting for Enter (a single byte
+   * or one escape sequence, as text), or null when the input ends or `signal` aborts.
+   */
+  readKey(prompt: string, signal?: AbortSignal): Promise<string | null> {
+    if (this.ended || signal?.aborted) return Promise.resolve(null);
+    this.write(prompt);
+    return new Promise((resolve) => {
+      const finish = (key: string | null) => {
+        release();
+        this.endListeners.delete(onEnd);
+        signal?.removeEventListener('abort', onEnd);
+        resolve(key);
+      };
+      const onEnd = () => finish(null);
+      this.endListeners.add(onEnd);
+      signal?.addEventListener('abort', onEnd, { once: true });
+      const release = this.raw((data) => finish(data.toString('utf8')));
+    });
+  }
+
   /** Lets the process exit: no listener keeps the input open. */
   close(): void {
     this.rawConsumer = undefined;
+    this.rawStack.length = 0;
     this.lineWaiter = undefined;
     this.setRaw(false);
     this.quiet();

@@ -85,9 +85,12 @@ describe('ux exec: receipts', () => {
     const home = makeHome();
     const result = await runUx(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain("exec_command failed for `/bin/bash -lc 'touch made'`: rejected by user");
-    expect(result.stderr).toContain('needs approval');
-    expect(result.stderr).toContain('there is no terminal to ask: denied');
+    expect(result.stdout).toContain(
+      "exec_command failed for `/bin/bash -lc 'touch made'`: no one could be asked for approval (stdin is not a terminal;",
+    );
+    expect(result.stdout).not.toContain('rejected by');
+    expect(result.stderr).toContain('`touch made` needs approval (approval policy "untrusted"');
+    expect(result.stderr).toContain('no one could be asked for approval');
     expect(existsSync(join(home.workspace, 'made'))).toBe(false);
   });
 
@@ -100,9 +103,40 @@ describe('ux exec: receipts', () => {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
     child.kill('SIGTERM');
     const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
     expect(status).toBe(143);
+    // Said as it is: the command is ended, not left "still running".
+    expect(stderr).toContain('ux: stopped by SIGTERM: ending the command and exiting');
+    expect(stdout).not.toContain('still running');
+    await expectNoneMatching(marker);
+  });
+
+  it('without a terminal, Ctrl-C (SIGINT) says that it ends the command, and does', async () => {
+    const home = makeHome();
+    const marker = uniqueMarker();
+    const child = spawn(process.execPath, [BIN, 'exec', '--', `: ${marker}; echo started; sleep 60`], {
+      cwd: home.workspace,
+      env: home.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+    expect(status).toBe(130);
+    expect(stderr).toContain('ux: stopped by SIGINT: ending the command and exiting');
     await expectNoneMatching(marker);
   });
 });
@@ -177,22 +211,27 @@ describe('ux exec: in a terminal', () => {
     );
     await ux.waitFor('Ctrl-] detaches]');
     await ux.type('42\r');
-    await ux.waitFor('exited with code 42]');
+    await ux.waitFor(/exited with code 42 after \d+\.\d+ s\]/);
     expect(await ux.exitCode()).toBe(42);
   });
 
-  it('asks the person: approve once runs the command', async () => {
+  it('asks the person with one key: approve once runs the command', async () => {
     const home = makeHome();
     const ux = await startUxInTerminal(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
-    const question = await ux.waitFor('> ');
-    expect(question).toContain('ux: approval needed');
-    expect(question).toContain("command: /bin/bash -lc 'touch made'");
-    expect(question).toContain(`cwd:     ${home.workspace}`);
-    expect(question).toMatch(
-      /\[y\] approve once {2}\[a\] approve for this session {2}\[p\] always allow `touch made …` {2}\[n\] deny {2}\[x\] abort/,
+    const question = await ux.waitFor('(Ctrl-C aborts): ');
+    expect(question).toContain('ux: approve this command?');
+    expect(question).toContain('command: touch made');
+    expect(question).toContain(`in:      ${home.workspace}`);
+    expect(question).toContain(
+      'why:     approval policy "untrusted": `touch made` is not a known read-only command',
     );
-    await ux.type('y\r');
-    await ux.waitFor('Process exited with code 0');
+    expect(question).toMatch(
+      /\[y\] approve once {3}\[a\] approve for this session {3}\[p\] always allow `touch made …` {3}\[n\] deny {3}\[x\] abort/,
+    );
+    // One key answers: no Enter.
+    await ux.type('y');
+    await ux.waitFor('y: approve once');
+    await ux.waitFor(/\[ux: exited with code 0 after \d+\.\d+ s\]/);
     expect(await ux.exitCode()).toBe(0);
     expect(existsSync(join(home.workspace, 'made'))).toBe(true);
   });
@@ -201,13 +240,14 @@ describe('ux exec: in a terminal', () => {
     const home = makeHome({ config: NO_TMP });
     const target = join(home.home, 'outside.txt');
     const ux = await startUxInTerminal(['exec', '--approval', 'on-failure', '--', `touch ${target}`], home);
-    const question = await ux.waitFor('> ');
-    expect(question).toContain('the sandbox stopped this command; run it again without the sandbox?');
-    expect(question).toContain('reason:  command failed; retry without sandbox?');
-    await ux.type('maybe\r');
-    await ux.waitFor('answer y, a, p, n, x');
-    await ux.type('n\r');
-    await ux.waitFor('rejected by user');
+    const question = await ux.waitFor('(Ctrl-C aborts): ');
+    expect(question).toContain('ux: the sandbox blocked this command; run it again WITHOUT the sandbox?');
+    expect(question).toContain('why:     the sandbox blocked it (touch: cannot touch');
+    expect(question).toContain('sandbox: approving runs it OUTSIDE the sandbox');
+    await ux.type('m');
+    await ux.waitFor('"m" is not an answer; press y/a/p/n/x');
+    await ux.type('n');
+    await ux.waitFor('ux: not run: rejected by the user');
     expect(await ux.exitCode()).toBe(1);
     expect(existsSync(target)).toBe(false);
   });

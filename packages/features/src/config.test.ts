@@ -1,5 +1,7 @@
 import { ConfigError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { applyConfigOverrides } from './apply-config-overrides.js';
+import { parseConfigOverride } from './parse-config-override.js';
 import { checkRequirements, parseRequirements } from './requirements.js';
 import { parseTomlDocument } from './toml-document.js';
 import { parseUserConfig } from './user-config.js';
@@ -91,6 +93,13 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     expect(config.warnings).toEqual([]);
   });
 
+  it('reads bwrap_path with where it was written', () => {
+    expect(userConfig('bwrap_path = "/opt/bwrap/bin/bwrap"\n').bwrapPath).toEqual({
+      value: '/opt/bwrap/bin/bwrap',
+      location: { file: FILE, line: 1, column: 1 },
+    });
+  });
+
   it('accepts an empty file', () => {
     expect(userConfig('').features.assignments).toEqual([]);
   });
@@ -112,7 +121,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends, deny_read`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',
@@ -134,6 +143,11 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['allow_login_shell = "no"\n', `${FILE}:1:1: allow_login_shell must be true or false, got "no"`],
     ['[zsh_fork]\nzsh_path = "zsh"\n', `${FILE}:2:1: zsh_fork.zsh_path must be an absolute path, got "zsh"`],
     ['[zsh_fork]\nzsh = "/bin/zsh"\n', `${FILE}:2:1: unknown key zsh_fork.zsh (did you mean "zsh_path"?)`],
+    [
+      '\nbwrap_path = "bwrap"\n',
+      `${FILE}:2:1: bwrap_path must be the absolute path of the bwrap binary, got "bwrap"`,
+    ],
+    ['bwrap = "/usr/bin/bwrap"\n', `${FILE}:1:1: unknown key bwrap (did you mean "bwrap_path"?)`],
   ])('rejects %j', (text, message) => {
     expect(errorOf(() => userConfig(text)).message).toBe(message);
   });
@@ -190,10 +204,18 @@ unified_exec = true
     ],
     [
       'profile = "x"\n',
-      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends`,
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read`,
     ],
+    ['deny_read = ["~x"]\n', `${REQ}:1:14: deny_read[0]: "~x": only ~ and ~/… are expanded`],
   ])('rejects %j', (text, message) => {
-    expect(errorOf(() => requirements(text)).message).toBe(message);
+    expect(errorOf(() => requirements(text)).message).toContain(message);
+  });
+
+  it('reads deny_read', () => {
+    expect(requirements('deny_read = ["/srv/keys", "**/*.pem"]\n').denyRead).toEqual({
+      values: ['/srv/keys', '**/*.pem'],
+      location: { file: REQ, line: 1, column: 1 },
+    });
   });
 
   it('refuses a choice outside the allow-list, naming both sources', () => {
@@ -212,5 +234,87 @@ unified_exec = true
     expect(() =>
       checkRequirements(undefined, { sandboxMode: { value: 'read-only', source: '--sandbox' } }),
     ).not.toThrow();
+  });
+});
+
+describe('-c overrides', () => {
+  const withOverrides = (text: string | undefined, ...args: string[]) =>
+    parseUserConfig(
+      applyConfigOverrides(
+        text === undefined ? undefined : parseTomlDocument(text, FILE),
+        args.map(parseConfigOverride),
+        FILE,
+      ),
+    );
+
+  it('reads values as TOML, falling back to a string', () => {
+    expect(parseConfigOverride('sandbox_workspace_write.network_access=true')).toEqual({
+      argument: 'sandbox_workspace_write.network_access=true',
+      path: ['sandbox_workspace_write', 'network_access'],
+      value: true,
+    });
+    expect(parseConfigOverride('sandbox_mode=read-only').value).toBe('read-only');
+    expect(parseConfigOverride('deny_read=["~/.ssh", "*.pem"]').value).toEqual(['~/.ssh', '*.pem']);
+    expect(parseConfigOverride('"features".unified_exec = false').path).toEqual(['features', 'unified_exec']);
+    expect(parseConfigOverride('shell_environment_policy={ inherit = "core" }').value).toEqual({
+      inherit: 'core',
+    });
+    // Not one TOML value: the whole text.
+    expect(parseConfigOverride('approval_policy=1\nx = 2').value).toBe('1\nx = 2');
+    expect(parseConfigOverride('bwrap_path=').value).toBe('');
+  });
+
+  it('refuses an argument without = or with a malformed key, naming it', () => {
+    expect(errorOf(() => parseConfigOverride('sandbox_mode')).message).toBe(
+      '-c sandbox_mode: expected key=value (e.g. -c sandbox_mode=read-only)',
+    );
+    expect(errorOf(() => parseConfigOverride('a b=1')).message).toBe(
+      '-c a b=1: "a b" is not a config key (dotted TOML keys, e.g. features.unified_exec)',
+    );
+  });
+
+  it('writes over the file, later overrides winning, and keeps the rest', () => {
+    const config = withOverrides(
+      'sandbox_mode = "read-only"\n[sandbox_workspace_write]\nwritable_roots = ["/a"]\n[features]\nunified_exec = true\n',
+      'sandbox_mode=workspace-write',
+      'sandbox_workspace_write.network_access=true',
+      'features.shell_tool=false',
+      'sandbox_mode=danger-full-access',
+    );
+    expect(config.session.sandboxMode).toEqual({
+      value: 'danger-full-access',
+      location: { file: '-c sandbox_mode=danger-full-access' },
+    });
+    expect(config.session.workspaceWrite?.value).toMatchObject({
+      writableRoots: ['/a'],
+      networkAccess: true,
+    });
+    expect(config.features.assignments.map((a) => [a.key, a.enabled, a.location])).toEqual([
+      ['unified_exec', true, { file: FILE, line: 5, column: 1 }],
+      ['shell_tool', false, { file: '-c features.shell_tool=false' }],
+    ]);
+    expect(withOverrides(undefined, 'deny_read=["~/.ssh"]').session.denyRead).toEqual({
+      value: ['~/.ssh'],
+      location: { file: '-c deny_read=["~/.ssh"]' },
+    });
+  });
+
+  it('validates with the config parser, naming the argument', () => {
+    expect(errorOf(() => withOverrides(undefined, 'sandbox_mode=read-onyl')).message).toBe(
+      '-c sandbox_mode=read-onyl: sandbox_mode must be one of read-only, workspace-write, danger-full-access, external-sandbox, got "read-onyl" (did you mean "read-only"?)',
+    );
+    expect(errorOf(() => withOverrides('[features]\n', 'features.unifed_exec=false')).message).toBe(
+      '-c features.unifed_exec=false: unknown feature "unifed_exec" (did you mean "unified_exec"?)',
+    );
+    expect(errorOf(() => withOverrides(undefined, 'sandbox_workspace_write.network=true')).message).toBe(
+      '-c sandbox_workspace_write.network=true: unknown key sandbox_workspace_write.network (did you mean "network_access"?)',
+    );
+    expect(errorOf(() => withOverrides(undefined, 'colour=red')).message).toContain(
+      '-c colour=red: unknown key colour; known keys here:',
+    );
+    // A mistake the override did not make is still the file's.
+    expect(errorOf(() => withOverrides('sandbox_mod = "x"\n', 'sandbox_mode=read-only')).message).toBe(
+      `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox_mode"?)`,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { didYouMean } from '@ux/protocol/core';
+import { didYouMean, formatLocation } from '@ux/protocol/core';
 import { type FeatureKey, featureKeys, findFeature } from './feature-registry.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
@@ -40,7 +40,7 @@ export function parseFeatureTable(
   for (const [name, value] of Object.entries(table)) {
     const keyPath = [...path, name];
     const location = document.locate(keyPath);
-    const where = `${location.file}:${location.line}`;
+    const where = formatLocation({ file: location.file, line: location.line });
     const found = findFeature(name);
     if (!found) {
       const hint = didYouMean(name, featureKeys()) || ` (known features: ${featureKeys().join(', ')})`;

@@ -1,3 +1,5 @@
+export { applyConfigOverrides } from './apply-config-overrides.js';
+export { denyReadProblem, GLOB_CHARACTERS, parseDenyReadEntries } from './deny-read-entries.js';
 export {
   collapseFeatureMode,
   explainFeatureMode,
@@ -21,6 +23,12 @@ export {
   parseFeatureTable,
 } from './feature-table.js';
 export {
+  type ConfigOverride,
+  configOverrideLabel,
+  isConfigOverrideLabel,
+  parseConfigOverride,
+} from './parse-config-override.js';
+export {
   checkRequirements,
   parseRequirements,
   type RequirementChoice,
@@ -37,6 +45,7 @@ export {
 export {
   type Chosen,
   DEFAULT_SANDBOX_MODE,
+  type DenyReadEntry,
   type ResolveSessionInput,
   resolveSessionSettings,
   type SessionResolution,

@@ -6,6 +6,7 @@ import {
   type SandboxMode,
   sandboxModes,
 } from '@ux/protocol/core';
+import { parseDenyReadEntries } from './deny-read-entries.js';
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -21,10 +22,18 @@ export interface Requirements {
   allowedApprovalPolicies?: { values: ApprovalPolicyName[]; location: SourceLocation };
   allowedSandboxModes?: { values: SandboxMode[]; location: SourceLocation };
   allowedSandboxBackends?: { values: string[]; location: SourceLocation };
+  /** Paths and globs no sandboxed command may read, whatever the user's config or flags say. */
+  denyRead?: { values: string[]; location: SourceLocation };
   warnings: string[];
 }
 
-const KEYS = ['features', 'allowed_approval_policies', 'allowed_sandbox_modes', 'allowed_sandbox_backends'];
+const KEYS = [
+  'features',
+  'allowed_approval_policies',
+  'allowed_sandbox_modes',
+  'allowed_sandbox_backends',
+  'deny_read',
+];
 
 export function parseRequirements(document: TomlDocument): Requirements {
   const root = document.value;
@@ -36,6 +45,13 @@ export function parseRequirements(document: TomlDocument): Requirements {
     allowedApprovalPolicies: stringList(document, 'allowed_approval_policies', approvalPolicyNames),
     allowedSandboxModes: stringList(document, 'allowed_sandbox_modes', sandboxModes),
     allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, /^[a-z][a-z0-9-]*$/),
+    denyRead:
+      root.deny_read === undefined
+        ? undefined
+        : {
+            values: parseDenyReadEntries(document, ['deny_read'], root.deny_read),
+            location: document.locate(['deny_read']),
+          },
     warnings: [...features.warnings],
   };
 }

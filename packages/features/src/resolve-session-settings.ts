@@ -2,6 +2,7 @@ import {
   type ApprovalPolicy,
   type ApprovalPolicyName,
   approvalPolicyName,
+  formatLocation,
   granularApprovalConfig,
   type SandboxMode,
 } from '@ux/protocol/core';
@@ -19,7 +20,22 @@ export interface ResolveSessionInput {
   cli?: {
     approvalPolicy?: { value: ApprovalPolicy; flag: string };
     sandboxMode?: { value: SandboxMode; flag: string };
+    /** `--writable-root`: absolute directories added to the workspace-write roots. */
+    writableRoots?: string[];
+    /** `--network` / `--no-network`. */
+    network?: { value: boolean; flag: string };
+    /** `--deny-read`, one entry per flag, as written. */
+    denyRead?: { value: string; flag: string }[];
   };
+}
+
+/** A path or glob sandboxed commands may not read, as written, and who asked for it. */
+export interface DenyReadEntry {
+  pattern: string;
+  /** `file:line:column`, or the flag (`--deny-read ~/.ssh`). */
+  source: string;
+  /** Where a config or requirements file wrote it; absent for flags. */
+  location?: SourceLocation;
 }
 
 /** A setting and who chose it: `default`, a flag, or `file:line:column`. */
@@ -38,6 +54,10 @@ export interface SessionResolution {
   enabledBackends?: Chosen<string[]>;
   /** Backends the requirements allow; undefined means any. */
   allowedBackends?: string[];
+  /** `--network` / `--no-network` when given: it overrides the sandbox mode's own network setting. */
+  network?: Chosen<boolean>;
+  /** Requirements first (no layer can drop them), then config, then flags. */
+  denyRead: DenyReadEntry[];
 }
 
 export const DEFAULT_SANDBOX_MODE: SandboxMode = 'workspace-write';
@@ -83,20 +103,41 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
     checkRequirements(requirements, { sandboxBackend: { value: id, source: enabledBackends!.source } });
   }
 
+  const workspaceWrite = top.workspaceWrite?.value ?? {
+    writableRoots: [],
+    networkAccess: false,
+    excludeTmpdirEnvVar: false,
+    excludeSlashTmp: false,
+  };
+  const denyRead: DenyReadEntry[] = [
+    ...fromFile(requirements?.denyRead?.values, requirements?.denyRead?.location),
+    ...fromFile(top.denyRead?.value, top.denyRead?.location),
+    ...(input.cli?.denyRead ?? []).map(({ value, flag }) => ({ pattern: value, source: flag })),
+  ];
   return {
     approvalPolicy,
     sandboxMode,
-    workspaceWrite: top.workspaceWrite?.value ?? {
-      writableRoots: [],
-      networkAccess: false,
-      excludeTmpdirEnvVar: false,
-      excludeSlashTmp: false,
+    workspaceWrite: {
+      ...workspaceWrite,
+      writableRoots: [...new Set([...workspaceWrite.writableRoots, ...(input.cli?.writableRoots ?? [])])],
     },
     environment: top.shellEnvironmentPolicy?.value ?? {},
     rules: top.rules?.value ?? [],
     enabledBackends,
     allowedBackends: requirements?.allowedSandboxBackends?.values,
+    ...(input.cli?.network
+      ? { network: { value: input.cli.network.value, source: input.cli.network.flag } }
+      : {}),
+    denyRead,
   };
+}
+
+function fromFile(
+  patterns: readonly string[] | undefined,
+  location: SourceLocation | undefined,
+): DenyReadEntry[] {
+  if (!patterns || !location) return [];
+  return patterns.map((pattern) => ({ pattern, source: where(location), location }));
 }
 
 function pick<T>(
@@ -117,5 +158,5 @@ function defaultApprovalPolicy(allowed: readonly ApprovalPolicyName[] | undefine
 }
 
 function where(location: SourceLocation): string {
-  return `${location.file}:${location.line}:${location.column}`;
+  return formatLocation(location);
 }

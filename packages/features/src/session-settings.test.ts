@@ -112,8 +112,55 @@ set = { CI = "1" }
     ['sandbox_backends = ["Bwrap"]', `${FILE}:1:21: "Bwrap" is not a backend id`],
     ['sandbox_mod = "read-only"', `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox_mode"?)`],
     ['[profiles.p]\nrules = []', `${FILE}:2:1: unknown key profiles.p.rules`],
+    ['deny_read = "~/.ssh"', `${FILE}:1:1: deny_read must be an array of paths or globs, got "~/.ssh"`],
+    ['deny_read = ["~/.ssh", ""]', `${FILE}:1:24: deny_read[1] must be a non-empty string, got ""`],
+    [
+      'deny_read = ["~root/.ssh"]',
+      `${FILE}:1:14: deny_read[0]: "~root/.ssh": only ~ and ~/… are expanded (to the home directory); write the path out`,
+    ],
+    ['deny_raed = []', `${FILE}:1:1: unknown key deny_raed (did you mean "deny_read"?)`],
+    ['[profiles.p]\ndeny_read = []', `${FILE}:2:1: unknown key profiles.p.deny_read`],
   ])('refuses %j', (text, message) => {
     expect(messageOf(() => userConfig(text))).toContain(message);
+  });
+});
+
+describe('deny_read', () => {
+  it('keeps paths and globs as written, with where they were written', () => {
+    const config = userConfig('deny_read = ["~/.ssh", "**/*.pem", "/etc/shadow", "secrets"]\n');
+    expect(config.session.denyRead).toEqual({
+      value: ['~/.ssh', '**/*.pem', '/etc/shadow', 'secrets'],
+      location: { file: FILE, line: 1, column: 1 },
+    });
+  });
+
+  it('lists requirements first, then config, then flags, each with its source', () => {
+    const resolved = resolveSessionSettings({
+      user: userConfig('deny_read = ["~/.ssh"]\n'),
+      requirements: requirements('\ndeny_read = ["/etc/ux/secret"]\n'),
+      cli: { denyRead: [{ value: '*.key', flag: '--deny-read *.key' }] },
+    });
+    expect(resolved.denyRead).toEqual([
+      {
+        pattern: '/etc/ux/secret',
+        source: `${REQ}:2:1`,
+        location: { file: REQ, line: 2, column: 1 },
+      },
+      { pattern: '~/.ssh', source: `${FILE}:1:1`, location: { file: FILE, line: 1, column: 1 } },
+      { pattern: '*.key', source: '--deny-read *.key' },
+    ]);
+    expect(resolveSessionSettings({}).denyRead).toEqual([]);
+  });
+
+  it('adds flag writable roots to the configured ones and records a network flag', () => {
+    const resolved = resolveSessionSettings({
+      user: userConfig('[sandbox_workspace_write]\nwritable_roots = ["/a"]\nnetwork_access = true\n'),
+      cli: { writableRoots: ['/b', '/a'], network: { value: false, flag: '--no-network' } },
+    });
+    expect(resolved.workspaceWrite.writableRoots).toEqual(['/a', '/b']);
+    expect(resolved.workspaceWrite.networkAccess).toBe(true);
+    expect(resolved.network).toEqual({ value: false, source: '--no-network' });
+    expect(resolveSessionSettings({}).network).toBeUndefined();
   });
 });
 

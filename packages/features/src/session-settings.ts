@@ -8,6 +8,7 @@ import {
   sandboxModes,
   simpleApprovalPolicies,
 } from '@ux/protocol/core';
+import { parseDenyReadEntries } from './deny-read-entries.js';
 import { describe, isTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -45,6 +46,8 @@ export interface SessionSettings {
   rules?: Located<string[]>;
   /** Enabled sandbox backends, in order of preference. */
   sandboxBackends?: Located<string[]>;
+  /** Paths and globs sandboxed commands may not read, as written (`~/.ssh`, `**\/*.pem`). */
+  denyRead?: Located<string[]>;
 }
 
 export const SESSION_KEYS = [
@@ -54,6 +57,7 @@ export const SESSION_KEYS = [
   'shell_environment_policy',
   'rules',
   'sandbox_backends',
+  'deny_read',
 ] as const;
 /** The session keys a profile may override. */
 export const PROFILE_SESSION_KEYS = ['approval_policy', 'sandbox_mode'] as const;
@@ -194,6 +198,13 @@ export function parseSessionSettings(
         );
     });
     settings.sandboxBackends = { value: ids, location: document.locate(at('sandbox_backends')) };
+  }
+
+  if (keys.includes('deny_read') && table.deny_read !== undefined) {
+    settings.denyRead = {
+      value: parseDenyReadEntries(document, at('deny_read'), table.deny_read),
+      location: document.locate(at('deny_read')),
+    };
   }
   return settings;
 }

@@ -1,10 +1,11 @@
 import { ConfigError } from '@ux/protocol/core';
 import { getStaticTOMLValue, parseTOML } from 'toml-eslint-parser';
 
+/** Where a value was written: a file position, or a command-line argument (`-c key=value`, no line). */
 export interface SourceLocation {
   file: string;
-  line: number;
-  column: number;
+  line?: number;
+  column?: number;
 }
 
 /** A parsed TOML file that remembers where each key was written. */

@@ -2,6 +2,7 @@ import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import {
+  type Located,
   PROFILE_SESSION_KEYS,
   parseSessionSettings,
   SESSION_KEYS,
@@ -20,10 +21,20 @@ export interface UserConfig {
   session: SessionSettings;
   allowLoginShell?: boolean;
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
+  /** `bwrap_path`: the bubblewrap binary to use instead of the first `bwrap` on PATH. */
+  bwrapPath?: Located<string>;
   warnings: string[];
 }
 
-const TOP_LEVEL_KEYS = ['profile', 'allow_login_shell', 'features', 'profiles', 'zsh_fork', ...SESSION_KEYS];
+const TOP_LEVEL_KEYS = [
+  'profile',
+  'allow_login_shell',
+  'features',
+  'profiles',
+  'zsh_fork',
+  'bwrap_path',
+  ...SESSION_KEYS,
+];
 const PROFILE_KEYS = ['features', ...PROFILE_SESSION_KEYS];
 const ZSH_FORK_KEYS = ['zsh_path', 'execve_wrapper_path'];
 
@@ -97,6 +108,26 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     }
   }
 
+  let bwrapPath: UserConfig['bwrapPath'];
+  if (root.bwrap_path !== undefined) {
+    if (typeof root.bwrap_path !== 'string' || !isAbsolutePath(root.bwrap_path))
+      throw document.error(
+        ['bwrap_path'],
+        `bwrap_path must be the absolute path of the bwrap binary, got ${describe(root.bwrap_path)}`,
+      );
+    bwrapPath = { value: root.bwrap_path, location: document.locate(['bwrap_path']) };
+  }
+
   const session = parseSessionSettings(document, []);
-  return { file: document.file, features, profile, profiles, allowLoginShell, zshFork, session, warnings };
+  return {
+    file: document.file,
+    features,
+    profile,
+    profiles,
+    allowLoginShell,
+    zshFork,
+    bwrapPath,
+    session,
+    warnings,
+  };
 }

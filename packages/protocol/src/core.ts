@@ -8,6 +8,7 @@ export {
   formatLocation,
   InvalidArgumentsError,
   MissingCommandLineError,
+  NoReviewerError,
   RejectedError,
   type RejectionSource,
   SandboxDeniedError,

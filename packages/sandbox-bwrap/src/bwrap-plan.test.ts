@@ -272,7 +272,10 @@ describe('findBwrap', () => {
         reason: expect.stringContaining('was not found on PATH'),
       });
       expect(findBwrap({ configured: 'bwrap' })).toEqual({
-        reason: 'bwrapPath must be absolute, got "bwrap"',
+        reason: 'bwrap_path must be an absolute path, got "bwrap"',
+      });
+      expect(findBwrap({ configured: join(dir, 'repo') })).toEqual({
+        reason: `bwrap_path ${join(dir, 'repo')} is not an executable file`,
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -153,7 +153,12 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
 
   const denied = [
     ...layout.unreadable,
-    ...expandGlobs(layout.unreadableGlobs, [request.cwd, ...writableRoots], host.fs, notes),
+    ...expandGlobs(
+      layout.unreadableGlobs,
+      [request.cwd, ...writableRoots, ...globBases(layout.unreadableGlobs)],
+      host.fs,
+      notes,
+    ),
   ];
   for (const path of [...new Set(denied)]) {
     const kind = host.fs.kind(path);
@@ -253,6 +258,19 @@ function firstMissing(path: string, root: string, fs: FsView): string | undefine
     if (fs.kind(current) === undefined) return current;
   }
   return undefined;
+}
+
+/**
+ * The directory each glob's literal part names (`/home/u/.ssh` for `/home/u/.ssh/*.pem`): its matches
+ * may lie outside the cwd and writable roots. `/` itself is left out, too wide to scan.
+ */
+function globBases(patterns: readonly string[]): string[] {
+  return patterns.flatMap((pattern) => {
+    const parts = pattern.split('/');
+    const literal = parts.findIndex((part) => /[*?[\\]/.test(part));
+    const base = parts.slice(0, literal === -1 ? parts.length - 1 : literal).join('/');
+    return base === '' ? [] : [base];
+  });
 }
 
 /** Existing matches of deny-read globs under the given roots, breadth-first, bounded. */

@@ -90,7 +90,10 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         return {
           available: false as const,
           reason: found.reason,
-          fix: 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap) or set bwrapPath',
+          fix:
+            settings.bwrapPath === undefined
+              ? 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set bwrap_path in config.toml to the absolute path of bwrap'
+              : 'set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
         };
       }
       let execShim: string;

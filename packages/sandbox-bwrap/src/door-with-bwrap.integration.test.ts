@@ -150,11 +150,19 @@ describe('§11.1 with the real sandbox', () => {
 describe('§11.3 approvals with the real sandbox', () => {
   it('on-failure: a sandbox error asks to retry without the sandbox, and the retry succeeds', async () => {
     const { exec, cwd, prompts, begins } = door('on-failure', { type: 'read-only', network_access: false });
-    const result = receipt(
-      (await exec.execCommand({ cmd: 'touch created.txt && echo done', login: false }, ctx())).text,
-    );
+    const text = (await exec.execCommand({ cmd: 'touch created.txt && echo done', login: false }, ctx()))
+      .text;
+    const result = receipt(text);
     expect(result).toMatchObject({ exitCode: '0', output: 'done\n' });
+    // The receipt says the output came from a run outside the sandbox.
+    expect(text).toContain(
+      'Sandbox: the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox',
+    );
     expect(prompts.map((prompt) => prompt.reason)).toEqual(['command failed; retry without sandbox?']);
+    expect(prompts[0]).toMatchObject({
+      unsandboxed: 'now',
+      display_command: 'touch created.txt && echo done',
+    });
     expect(existsSync(join(cwd, 'created.txt'))).toBe(true);
     expect(begins()).toEqual(['none']);
   });

@@ -60,7 +60,7 @@ describe('approvals without a sandbox', () => {
     const { door, events } = makeDoor({ orchestrator: { approvalPolicy: 'untrusted', reviewer } });
     const response = await door.execCommand({ cmd: 'git reset --hard' }, ctx());
     expect(response.success).toBe(false);
-    expect(response.text).toContain('rejected by user');
+    expect(response.text).toContain('rejected by the user');
     expect(reviewer.requests).toHaveLength(1);
     expect(reviewer.requests[0]).toMatchObject({
       call_id: 'call-1',
@@ -137,7 +137,11 @@ describe('approvals with a sandbox that restricts', () => {
     const receipt = parseReceipt(
       (await door.execCommand({ cmd: `touch ${target} && echo installed`, login: false }, ctx())).text,
     );
-    expect(receipt).toMatchObject({ exitCode: 0, output: 'installed\n' });
+    expect(receipt).toMatchObject({
+      exitCode: 0,
+      output: 'installed\n',
+      sandbox: ['the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'],
+    });
     expect(existsSync(target)).toBe(true);
     expect(reviewer.requests).toHaveLength(1);
     expect(reviewer.requests[0]).toMatchObject({ reason: RETRY_REASON, retry: true });

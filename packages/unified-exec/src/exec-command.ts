@@ -69,6 +69,7 @@ export async function execCommand(
         output: collectedText(outcome.denial.output),
         maxTokens,
         notices: outcome.value.notices.takeUnreported(),
+        sandboxDenied: true,
       });
     }
 

@@ -24,10 +24,18 @@ export async function orchestrateLaunch(
   const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
   const { argv, cwd, tty } = request;
   try {
+    const notices = new SandboxNotices();
     const outcome = await door.orchestrator.run(
       { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}), ...request },
-      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, new SandboxNotices()),
+      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, notices),
     );
+    // A rerun after a denial may have been approved before the first run: the receipt says it happened.
+    if (outcome.status === 'completed' && outcome.escalated)
+      notices.note(
+        outcome.sandbox === null
+          ? 'the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'
+          : 'the sandbox blocked the first run; it ran again in the same sandbox',
+      );
     return { outcome };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

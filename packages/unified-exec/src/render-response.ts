@@ -19,6 +19,8 @@ export interface ResponseParts {
   maxTokens: number;
   /** What the sandbox took back since the last receipt of this process, one message each. */
   notices?: readonly string[];
+  /** The sandbox blocked the run and it was not run again (the text reads as an ordinary receipt). */
+  sandboxDenied?: boolean;
 }
 
 /** The text the model reads (spec §3.9), byte for byte. */
@@ -51,6 +53,7 @@ export function renderStructured(parts: ResponseParts): ExecResult {
     output_bytes: parts.output.byteLength,
     output_lines: parts.output.lineCount,
     ...(parts.notices?.length ? { sandbox_notices: [...parts.notices] } : {}),
+    ...(parts.sandboxDenied ? { sandbox_denied: true } : {}),
     output: parts.output.truncated(parts.maxTokens),
   };
 }

@@ -6,7 +6,7 @@ import type { SandboxNotice } from '@ux/protocol/core';
  * Receipts show each notice once; listeners (events) see every notice, earlier ones on subscribing.
  */
 export class SandboxNotices {
-  private readonly all: SandboxNotice[] = [];
+  private readonly all: { message: string }[] = [];
   private reported = 0;
   private readonly listeners = new Set<(notice: SandboxNotice) => void>();
 
@@ -15,8 +15,16 @@ export class SandboxNotices {
     for (const listener of this.listeners) listener(notice);
   }
 
+  /**
+   * A line for the next receipt that is not a backend's notice (how the command came to run, such as
+   * a rerun without the sandbox); listeners do not see it.
+   */
+  note(message: string): void {
+    this.all.push({ message });
+  }
+
   onNotice(listener: (notice: SandboxNotice) => void): () => void {
-    for (const notice of this.all) listener(notice);
+    for (const notice of this.all) if ('kind' in notice) listener(notice as SandboxNotice);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

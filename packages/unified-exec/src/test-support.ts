@@ -87,6 +87,8 @@ export interface Receipt {
   wallTime: number;
   exitCode?: number;
   sessionId?: number;
+  /** The `Sandbox:` lines. */
+  sandbox?: string[];
   originalTokenCount?: number;
   output: string;
 }
@@ -94,7 +96,7 @@ export interface Receipt {
 /** Reads the §3.9 text back into fields, strictly: any other shape fails. */
 export function parseReceipt(text: string): Receipt {
   const match =
-    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
+    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?((?:Sandbox: .*\n)*)(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
       text,
     );
   if (!match) throw new Error(`not a receipt:\n${text}`);
@@ -103,8 +105,16 @@ export function parseReceipt(text: string): Receipt {
     wallTime: Number(match[2]),
     ...(match[3] ? { exitCode: Number(match[3]) } : {}),
     ...(match[4] ? { sessionId: Number(match[4]) } : {}),
-    ...(match[5] ? { originalTokenCount: Number(match[5]) } : {}),
-    output: match[6]!,
+    ...(match[5]
+      ? {
+          sandbox: match[5]
+            .trimEnd()
+            .split('\n')
+            .map((line) => line.slice('Sandbox: '.length)),
+        }
+      : {}),
+    ...(match[6] ? { originalTokenCount: Number(match[6]) } : {}),
+    output: match[7]!,
   };
 }
 

@@ -3,7 +3,7 @@ import { markError, RejectedError, UxError } from '@ux/protocol/core';
 const APPROVAL_ABORTED = 'ux.error.approval-aborted';
 
 /**
- * The reviewer answered `abort`: the command is rejected ("rejected by user") and the whole turn is
+ * The reviewer answered `abort`: the command is refused ("aborted by the user") and the whole turn is
  * to be interrupted, as after an interrupt from the user. It is a `RejectedError`, so code that only
  * knows rejections still handles it.
  */
@@ -12,7 +12,7 @@ export class ApprovalAbortedError extends RejectedError {
   readonly interruptTurn = true;
 
   constructor(options?: { cause?: unknown }) {
-    super({ reason: 'rejected by user', source: 'user' }, options);
+    super({ reason: 'aborted by the user', source: 'user' }, options);
     this.name = 'ApprovalAbortedError';
     markError(this, APPROVAL_ABORTED);
   }

@@ -2,6 +2,7 @@ import {
   type ApprovalRequest,
   isApproval,
   isReviewDecision,
+  NoReviewerError,
   RejectedError,
   type ReviewDecision,
   type Reviewer,
@@ -30,14 +31,18 @@ export interface ApprovalQuestion {
   signal: AbortSignal;
 }
 
+/** The refusal when a person answered no (distinct from "aborted by the user" and "no one could be asked"). */
+export const REJECTED_BY_USER = 'rejected by the user';
+
 export const AUTO_REVIEW_TIMEOUT_REASON =
   'the automatic reviewer did not decide in time; that is not a judgement that the command is unsafe: retry it once, or ask the user to approve it';
 
 /**
- * Asks the chain and returns the approving decision, or throws: `RejectedError` (source `hook`,
- * `user` or `reviewer`) for a refusal, `ApprovalAbortedError` for `abort`. A hook that denies wins over
- * every other answer. Answers outside `request.available_decisions`, malformed answers and an
- * amendment other than the proposed one count as `denied`. A reviewer that throws counts as `denied`.
+ * Asks the chain and returns the approving decision, or throws: `RejectedError` for a refusal (source
+ * `hook`, `user`, `reviewer`, or `unattended` when the reviewer threw `NoReviewerError`),
+ * `ApprovalAbortedError` for `abort`. A hook that denies wins over every other answer. Answers
+ * outside `request.available_decisions`, malformed answers and an amendment other than the proposed
+ * one count as `denied`, as does a reviewer that throws anything but `NoReviewerError`.
  */
 export async function requestApproval(
   chain: ReviewerChain,
@@ -79,11 +84,14 @@ export async function requestApproval(
     return { type: 'approved_for_session' };
 
   const source = automatic ? 'reviewer' : 'user';
-  const refused = automatic ? `rejected by the automatic reviewer "${reviewer.id}"` : 'rejected by user';
+  const refused = automatic ? `rejected by the automatic reviewer "${reviewer.id}"` : REJECTED_BY_USER;
   let answer: unknown;
   try {
     answer = await reviewer.review(question.request, { signal: question.signal });
   } catch (error) {
+    // Nobody saw the question: say so, rather than report a person's "no" that never happened.
+    if (NoReviewerError.isInstance(error))
+      throw new RejectedError({ reason: error.message, source: 'unattended' }, { cause: error });
     throw new RejectedError(
       { reason: `${refused} (the reviewer failed: ${describe(error)})`, source },
       { cause: error },

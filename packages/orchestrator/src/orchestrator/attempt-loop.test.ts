@@ -144,7 +144,7 @@ describe('runAttempts', () => {
       callId: 'call-1',
       gates: gates(gateOverrides),
       isDenial: (_sandbox, evidence) => evidence.output.includes('Permission denied'),
-      approveRetry: async (reason, network) => {
+      approveRetry: async ({ reason, networkContext: network }) => {
         retries.push({ reason, network });
       },
       ...rest,
@@ -227,10 +227,10 @@ describe('runAttempts', () => {
   it('stops when the retry is refused, with one attempt made', async () => {
     const { run, calls } = loop([denied, { value: 'never' }], {
       approveRetry: async () => {
-        throw new RejectedError({ reason: 'rejected by user', source: 'user' });
+        throw new RejectedError({ reason: 'rejected by the user', source: 'user' });
       },
     });
-    await expect(run()).rejects.toMatchObject({ reason: 'rejected by user' });
+    await expect(run()).rejects.toMatchObject({ reason: 'rejected by the user' });
     expect(calls).toHaveLength(1);
   });
 

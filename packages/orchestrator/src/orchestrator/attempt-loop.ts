@@ -71,6 +71,15 @@ export function wantsNoSandboxApproval(policy: ApprovalPolicy): boolean {
   return policy === 'untrusted' || policy === 'on-failure';
 }
 
+/** What a retry question is about: the gates' reason, the denial, and where the rerun goes. */
+export interface RetryQuestion {
+  reason: string;
+  networkContext: NetworkApprovalContext | null;
+  denial: SandboxDeniedError;
+  /** `none`: the rerun is unsandboxed; `same`: it stays in the first sandbox (deny-read). */
+  sandbox: 'same' | 'none';
+}
+
 export interface AttemptLoop<T> {
   firstSandbox: SelectedSandbox | null;
   attempt: Attempt<T>;
@@ -80,7 +89,7 @@ export interface AttemptLoop<T> {
   /** Whether an early exit in `sandbox` was a denial (the backend's classifier, then the heuristic). */
   isDenial(sandbox: SelectedSandbox, evidence: EarlyExit): boolean;
   /** Asks to retry; throws a rejection unless approved. */
-  approveRetry(reason: string, networkContext: NetworkApprovalContext | null): Promise<void>;
+  approveRetry(retry: RetryQuestion): Promise<void>;
 }
 
 /**
@@ -105,7 +114,13 @@ export async function runAttempts<T>(loop: AttemptLoop<T>): Promise<Orchestrator
     ...(first.networkDenial ? { networkDenial: first.networkDenial } : {}),
   });
   if (!decision.retry) return { status: 'denied', value: first.value, ...firstDenial, attempts: 1 };
-  if (decision.ask) await loop.approveRetry(decision.reason, decision.networkContext);
+  if (decision.ask)
+    await loop.approveRetry({
+      reason: decision.reason,
+      networkContext: decision.networkContext,
+      denial: firstDenial.denial,
+      sandbox: decision.sandbox,
+    });
 
   const retrySandbox = decision.sandbox === 'same' ? firstDenial.sandbox : null;
   const second = await loop.attempt(retrySandbox, { attempt: 2, ...context });

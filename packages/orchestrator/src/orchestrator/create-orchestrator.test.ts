@@ -2,6 +2,8 @@ import {
   createSandboxRegistry,
   InvalidArgumentsError,
   MissingCommandLineError,
+  NoReviewerError,
+  REVIEWER_SPECIFICATION_VERSION,
   RejectedError,
   type ReviewDecision,
   SandboxUnavailableError,
@@ -135,7 +137,7 @@ describe('the approval cache', () => {
     });
     // approved_for_session is not offered for widened permissions: the answer counts as denied.
     expect((await rejection(orchestrator.run(base, recordingAttempt(['ok']).attempt))).reason).toContain(
-      'rejected by user (the answer "approved_for_session" was not offered',
+      'rejected by the user (the answer "approved_for_session" was not offered',
     );
     expect(store.size).toBe(0);
   });
@@ -345,7 +347,7 @@ describe('the reviewer chain', () => {
     const { orchestrator } = setup({ reviewer: recordingReviewer({ type: 'abort' }) });
     const error = await rejection(orchestrator.run(request('cargo test'), recordingAttempt([]).attempt));
     expect(ApprovalAbortedError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ reason: 'rejected by user', source: 'user', interruptTurn: true });
+    expect(error).toMatchObject({ reason: 'aborted by the user', source: 'user', interruptTurn: true });
     expect(ApprovalAbortedError.isInstance(new RejectedError({ reason: 'x', source: 'user' }))).toBe(false);
   });
 
@@ -366,7 +368,7 @@ describe('the reviewer chain', () => {
     const { orchestrator } = setup({ reviewer: recordingReviewer(answer as ReviewDecision) });
     const { attempt, calls } = recordingAttempt(['ok']);
     const error = await rejection(orchestrator.run(request('cargo test'), attempt));
-    expect(error.reason.startsWith('rejected by user (')).toBe(true);
+    expect(error.reason.startsWith('rejected by the user (')).toBe(true);
     expect(error.reason).toContain(problem);
     expect(calls).toEqual([]);
   });
@@ -380,7 +382,7 @@ describe('the reviewer chain', () => {
     const { orchestrator } = setup({ reviewer });
     expect(
       (await rejection(orchestrator.run(request('cargo test'), recordingAttempt([]).attempt))).reason,
-    ).toBe('rejected by user (the reviewer failed: terminal closed)');
+    ).toBe('rejected by the user (the reviewer failed: terminal closed)');
   });
 
   it('passes the request signal to reviewers and attempts', async () => {
@@ -622,5 +624,80 @@ describe('requests', () => {
     expect(orchestrator.sandboxes.candidates.map((backend) => backend.id)).toEqual(
       process.platform === 'linux' ? ['fake'] : [],
     );
+  });
+});
+
+describe('what an approval request tells the person asked', () => {
+  it('shows the command as typed and why policy asks', async () => {
+    const { orchestrator, reviewer } = setup({ approvalPolicy: 'untrusted' });
+    await orchestrator.run(request('touch /var/tmp/x'), recordingAttempt(['ok']).attempt);
+    expect(reviewer.requests[0]).toMatchObject({
+      command: ['/bin/bash', '-lc', 'touch /var/tmp/x'],
+      display_command: 'touch /var/tmp/x',
+      policy_reason: 'approval policy "untrusted": `touch /var/tmp/x` is not a known read-only command',
+    });
+  });
+
+  it('says that approving may rerun the command without the sandbox after a denial, without asking', async () => {
+    const { orchestrator, reviewer } = setup({ approvalPolicy: 'untrusted' });
+    const { attempt, calls } = recordingAttempt(['denied', 'ok']);
+    const outcome = await orchestrator.run(request('touch /var/tmp/x'), attempt);
+    expect(reviewer.requests).toHaveLength(1);
+    expect(reviewer.requests[0]).toMatchObject({ retry: false, unsandboxed: 'after_denial' });
+    expect(calls.map((call) => call.sandbox)).toEqual(['fake', null]);
+    expect(outcome).toMatchObject({ status: 'completed', escalated: true, sandbox: null });
+  });
+
+  it('says when approving runs it outside the sandbox at once, and when never', async () => {
+    const escalated = setup({ approvalPolicy: 'on-request' });
+    await escalated.orchestrator.run(
+      request('curl x', { sandboxPermissions: 'require_escalated', justification: 'fetch it' }),
+      recordingAttempt(['ok']).attempt,
+    );
+    expect(escalated.reviewer.requests[0]).toMatchObject({
+      unsandboxed: 'now',
+      reason: 'fetch it',
+      policy_reason:
+        'the model asked to run it outside the sandbox (sandbox_permissions "require_escalated")',
+    });
+    const hidden = setup({ approvalPolicy: 'untrusted', policy: DENY_READ });
+    await hidden.orchestrator.run(request('touch x'), recordingAttempt(['ok']).attempt);
+    expect(hidden.reviewer.requests[0]).toMatchObject({
+      unsandboxed: 'never',
+      amendment_unsandboxed: false,
+    });
+  });
+
+  it('asks a retry with the denial as the reason and "now" when it runs unsandboxed', async () => {
+    const { orchestrator, reviewer } = setup({ approvalPolicy: 'on-failure' });
+    await orchestrator.run(request('touch /etc/x'), recordingAttempt(['denied', 'ok']).attempt);
+    expect(reviewer.requests[0]).toMatchObject({
+      retry: true,
+      unsandboxed: 'now',
+      policy_reason: 'the sandbox blocked it (touch: cannot touch /etc/x: Permission denied)',
+      proposed_execpolicy_amendment: ['touch', '/etc/x'],
+      amendment_unsandboxed: true,
+    });
+  });
+
+  it('tells "no one could be asked" apart from a person saying no', async () => {
+    const { orchestrator } = setup({
+      reviewer: {
+        specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+        id: 'nobody',
+        review: async () => {
+          throw new NoReviewerError('stdin is not a terminal');
+        },
+      },
+    });
+    const error = await rejection(orchestrator.run(request('touch x'), recordingAttempt([]).attempt));
+    expect(error).toMatchObject({
+      reason: 'no one could be asked for approval (stdin is not a terminal)',
+      source: 'unattended',
+    });
+    const denied = setup({ reviewer: recordingReviewer({ type: 'denied' }) });
+    expect(
+      (await rejection(denied.orchestrator.run(request('touch x'), recordingAttempt([]).attempt))).reason,
+    ).toBe('rejected by the user');
   });
 });

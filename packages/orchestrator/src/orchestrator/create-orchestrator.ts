@@ -12,6 +12,7 @@ import {
   type NetworkApprovalContext,
   RejectedError,
   type Reviewer,
+  type SandboxDeniedError,
   type SandboxPermissions,
   type SandboxPolicy,
   type SandboxRegistry,
@@ -33,7 +34,7 @@ import { shellInvocation } from '../shell/shell-invocation.js';
 import { shlexJoin } from '../shell/shlex-join.js';
 import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.js';
 import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
-import { runAttempts } from './attempt-loop.js';
+import { decideRetry, runAttempts } from './attempt-loop.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
 
 export interface OrchestratorSettings {
@@ -233,9 +234,19 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
       });
       const signal = request.signal ?? new AbortController().signal;
 
+      const gates = {
+        approvalPolicy,
+        denyRead,
+        strictAutoReview: strict,
+        escalateOnFailure: true,
+        fileSystemRestricted: policy.fileSystem.kind === 'restricted',
+      };
+      const displayCommand = displayed(request.argv);
       const ask = async (question: {
         phase: 'initial' | 'retry';
         reason: string | undefined;
+        policyReason: string;
+        unsandboxed: 'now' | 'after_denial' | 'never';
         hooks: 'allow_and_deny' | 'deny_only' | 'skip';
         networkContext?: NetworkApprovalContext | null;
       }) => {
@@ -247,10 +258,16 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
           call_id: request.callId,
           ...(request.turnId ? { turn_id: request.turnId } : {}),
           command: [...request.argv],
+          display_command: displayCommand,
           cwd: request.cwd,
           ...(question.reason === undefined ? {} : { reason: question.reason }),
+          policy_reason: question.policyReason,
+          unsandboxed: question.unsandboxed,
           retry: question.phase === 'retry',
-          ...(offerAmendment ? { proposed_execpolicy_amendment: amendment } : {}),
+          // An allow rule runs its commands without the sandbox, unless the policy hides files.
+          ...(offerAmendment
+            ? { proposed_execpolicy_amendment: amendment, amendment_unsandboxed: !denyRead }
+            : {}),
           ...(additional && request.additionalPermissions
             ? { additional_permissions: request.additionalPermissions }
             : {}),
@@ -273,17 +290,32 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         if (decision.type === 'approved_execpolicy_amendment') await saveAmendment(decision.amendment);
       };
 
+      // What approving now means for the sandbox: outside it at once, or after a denial without
+      // another question (the retry gates skip asking once a command was approved), or never.
+      const initialUnsandboxed = (): 'now' | 'after_denial' | 'never' => {
+        if (firstSandbox === null) return 'now';
+        const retry = decideRetry({ ...gates, alreadyApproved: true });
+        return retry.retry && retry.sandbox === 'none' && !retry.ask ? 'after_denial' : 'never';
+      };
       let alreadyApproved = false;
       if (requirement.type === 'needs_approval') {
         await ask({
           phase: 'initial',
           reason: requirement.reason ?? request.justification,
+          policyReason: requirement.policyReason,
+          unsandboxed: initialUnsandboxed(),
           hooks: strict ? 'skip' : 'allow_and_deny',
         });
         alreadyApproved = true;
       } else if (strict) {
         // Strict auto-review also reviews what policy would let through, without hooks.
-        await ask({ phase: 'initial', reason: request.justification, hooks: 'skip' });
+        await ask({
+          phase: 'initial',
+          reason: request.justification,
+          policyReason: 'every command of this turn goes to the automatic reviewer',
+          unsandboxed: initialUnsandboxed(),
+          hooks: 'skip',
+        });
         alreadyApproved = true;
       }
 
@@ -292,17 +324,19 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         attempt,
         callId: request.callId,
         ...(request.signal ? { signal: request.signal } : {}),
-        gates: {
-          approvalPolicy,
-          denyRead,
-          alreadyApproved,
-          strictAutoReview: strict,
-          escalateOnFailure: true,
-          fileSystemRestricted: policy.fileSystem.kind === 'restricted',
-        },
+        gates: { ...gates, alreadyApproved },
         isDenial: (sandbox, evidence) => isSandboxDenial(sandbox.backend, evidence, platform),
-        approveRetry: (reason, networkContext) =>
-          ask({ phase: 'retry', reason, hooks: strict ? 'skip' : 'deny_only', networkContext }),
+        approveRetry: (retry) =>
+          ask({
+            phase: 'retry',
+            reason: retry.reason,
+            policyReason: retry.networkContext
+              ? `the sandbox blocked network access to "${retry.networkContext.host}"`
+              : `the sandbox blocked it${denialSummary(retry.denial)}`,
+            unsandboxed: retry.sandbox === 'none' ? 'now' : 'never',
+            hooks: strict ? 'skip' : 'deny_only',
+            networkContext: retry.networkContext,
+          }),
       });
     },
   };
@@ -328,6 +362,18 @@ function validate(request: OrchestratorRequest): void {
     });
   }
   if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'exec_command', issues });
+}
+
+/** The command as typed: a shell invocation's script, else the quoted argv. */
+function displayed(argv: readonly string[]): string {
+  return shellInvocation(argv)?.script ?? shlexJoin(argv);
+}
+
+/** The last line the denied run printed, as a hint of what the sandbox refused. */
+function denialSummary(denial: SandboxDeniedError): string {
+  const last = denial.output.trimEnd().split('\n').pop()?.trim() ?? '';
+  if (last === '') return ` (exit code ${denial.exitCode})`;
+  return ` (${last.length > 160 ? `${last.slice(0, 160)}…` : last})`;
 }
 
 function hookRequest(request: OrchestratorRequest, phase: 'initial' | 'retry'): PermissionHookRequest {

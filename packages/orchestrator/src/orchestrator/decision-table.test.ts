@@ -102,7 +102,7 @@ const ROWS: Row[] = [
     expected: {
       prompts: [{ retry: true, reason: RETRY_REASON }],
       attempts: ['fake'],
-      outcome: { rejected: 'rejected by user', source: 'user' },
+      outcome: { rejected: 'rejected by the user', source: 'user' },
     },
   },
   {

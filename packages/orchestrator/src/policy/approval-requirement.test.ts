@@ -37,7 +37,15 @@ interface Case {
   prefixRule?: string[];
 }
 
-function requirement(c: Case): ApprovalRequirement {
+/** The requirement without `policyReason` (its own tests check it). */
+function requirement(c: Case): Omit<ApprovalRequirement, 'policyReason'> {
+  const { policyReason: _policyReason, ...rest } = withReason(c) as ApprovalRequirement & {
+    policyReason?: string;
+  };
+  return rest;
+}
+
+function withReason(c: Case): ApprovalRequirement {
   return approvalRequirement({
     argv: c.argv ?? ['/bin/bash', '-lc', c.script ?? 'true'],
     approvalPolicy: c.policy ?? 'on-request',
@@ -237,6 +245,26 @@ prefix_rule(pattern=["git", "push", "--force"], decision="forbidden", justificat
   });
 });
 
+describe('the policy reason', () => {
+  const reason = (c: Case) => {
+    const result = withReason(c);
+    return result.type === 'needs_approval' ? result.policyReason : undefined;
+  };
+  it('names the rule, the dangerous command, the approval policy or the escalation', () => {
+    const rules = 'prefix_rule(pattern=["docker"], decision="prompt")';
+    expect(reason({ rules, script: 'docker run x' })).toBe('`docker run x` requires approval by policy');
+    expect(reason({ script: 'rm -rf build' })).toBe(
+      '`rm -rf build` force-deletes files: ux asks even where the sandbox would hold',
+    );
+    expect(reason({ policy: 'untrusted', script: 'touch /var/tmp/x' })).toBe(
+      'approval policy "untrusted": `touch /var/tmp/x` is not a known read-only command',
+    );
+    expect(reason({ script: 'curl x', permissions: 'require_escalated' })).toBe(
+      'the model asked to run it outside the sandbox (sandbox_permissions "require_escalated")',
+    );
+  });
+});
+
 describe('proposed amendments', () => {
   it("offer the model's prefix when it would let every sub-command through", () => {
     expect(
@@ -255,6 +283,7 @@ describe('proposed amendments', () => {
     ['git alone', ['git']],
     ['an empty prefix', []],
     ['an empty word', ['cargo', '']],
+    ['a shell with only options', ['sh', '-e', '-u']],
   ])('never offer %s', (_name, prefixRule) => {
     const result = requirement({ script: 'python3 -c 1', permissions: 'require_escalated', prefixRule });
     expect(result).toEqual({ type: 'needs_approval', proposedAmendment: ['python3', '-c', '1'] });
@@ -282,6 +311,29 @@ describe('proposed amendments', () => {
       requirement({ policy: 'untrusted', script: "python3 <<'EOF'\n1\nEOF", prefixRule: ['python3'] }),
     ).toEqual({
       type: 'needs_approval',
+    });
+  });
+
+  it('never derive a rule that would allow anything', () => {
+    expect(requirement({ policy: 'untrusted', script: 'sh' })).toEqual({ type: 'needs_approval' });
+    expect(requirement({ policy: 'untrusted', script: 'python3 -i' })).toEqual({ type: 'needs_approval' });
+    expect(requirement({ script: 'node' })).toEqual({ type: 'skip', bypassSandbox: false });
+    expect(requirement({ policy: 'untrusted', script: 'sh build.sh' })).toEqual({
+      type: 'needs_approval',
+      proposedAmendment: ['sh', 'build.sh'],
+    });
+  });
+
+  it("offer the model's prefix for a later retry without the sandbox", () => {
+    expect(requirement({ script: 'curl -s https://example.com', prefixRule: ['curl'] })).toEqual({
+      type: 'skip',
+      bypassSandbox: false,
+      proposedAmendment: ['curl'],
+    });
+    expect(requirement({ script: 'curl -s https://example.com', prefixRule: ['bash'] })).toEqual({
+      type: 'skip',
+      bypassSandbox: false,
+      proposedAmendment: ['curl', '-s', 'https://example.com'],
     });
   });
 

@@ -21,7 +21,14 @@ export type ApprovalRequirement =
       /** A rule the user may save when asked to retry without the sandbox. */
       proposedAmendment?: string[];
     }
-  | { type: 'needs_approval'; reason?: string; proposedAmendment?: string[] }
+  | {
+      type: 'needs_approval';
+      /** A prompt rule's reason (Codex's): what reviewers see as `reason` before the model's justification. */
+      reason?: string;
+      /** Why ux asks, always: the rule, the dangerous command, the approval policy, the escalation. */
+      policyReason: string;
+      proposedAmendment?: string[];
+    }
   | { type: 'forbidden'; reason: string };
 
 export interface ApprovalRequirementInput {
@@ -82,7 +89,14 @@ const OPEN_ENDED_PROGRAMS = new Set([
 
 type Entry =
   | { kind: 'rule'; rendered: string; match: RuleMatch }
-  | { kind: 'heuristic'; rendered: string; command: readonly string[]; decision: Decision };
+  | {
+      kind: 'heuristic';
+      rendered: string;
+      command: readonly string[];
+      decision: Decision;
+      /** Why the heuristics ask, for a `prompt`. */
+      why?: string;
+    };
 
 /**
  * The approval requirement of one command (Codex's exec policy, §4.2 of the spec): the argv is split
@@ -103,7 +117,16 @@ export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRe
     const rendered = shlexJoin(command);
     if (matches.length > 0)
       entries.push(...matches.map((match): Entry => ({ kind: 'rule', rendered, match })));
-    else entries.push({ kind: 'heuristic', rendered, command, decision: fallback(command) });
+    else {
+      const decision = fallback(command);
+      entries.push({
+        kind: 'heuristic',
+        rendered,
+        command,
+        decision,
+        ...(decision === 'prompt' ? { why: heuristicReason(command, rendered, complex, input) } : {}),
+      });
+    }
   }
   for (const command of nested) {
     for (const match of execPolicy.matches(command.words)) {
@@ -123,12 +146,16 @@ export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRe
     const refusal = promptRefusal(input.approvalPolicy, ruleDriven);
     if (refusal) return { type: 'forbidden', reason: refusal };
     const requested = complex || anyRuleMatched ? undefined : requestedAmendment(input, commands, fallback);
-    const derived = complex || ruleDriven ? undefined : firstHeuristic(entries, 'prompt');
+    const derived = complex || ruleDriven ? undefined : specific(firstHeuristic(entries, 'prompt'));
     const proposedAmendment = requested ?? derived;
     const reason = promptReason(entries);
+    const why = entries.find((entry) => entry.kind === 'heuristic' && entry.why !== undefined);
+    const policyReason =
+      reason ?? (why?.kind === 'heuristic' ? why.why : undefined) ?? 'the approval policy asks for it';
     return {
       type: 'needs_approval',
       ...(reason === undefined ? {} : { reason }),
+      policyReason,
       ...(proposedAmendment === undefined ? {} : { proposedAmendment }),
     };
   }
@@ -136,7 +163,13 @@ export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRe
   const bypassSandbox = commands.every((command) =>
     execPolicy.matches(command).some((match) => match.rule.decision === 'allow'),
   );
-  const proposedAmendment = complex || anyRuleMatched ? undefined : firstHeuristic(entries, 'allow');
+  // Offered when asking to rerun without the sandbox: the model's prefix first, as for a prompt.
+  const proposedAmendment =
+    complex || anyRuleMatched
+      ? undefined
+      : (requestedAmendment(input, commands, fallback) ??
+        // A rule for one command of several would not let the script out of the sandbox.
+        (commands.length === 1 ? specific(firstHeuristic(entries, 'allow')) : undefined));
   return { type: 'skip', bypassSandbox, ...(proposedAmendment === undefined ? {} : { proposedAmendment }) };
 }
 
@@ -183,6 +216,27 @@ function fallbackDecision(
       if (input.fileSystemKind !== 'restricted') return 'allow';
       return input.sandboxPermissions === 'use_default' ? 'allow' : 'prompt';
   }
+}
+
+/** Why the heuristics ask about `command`, for the person asked. */
+function heuristicReason(
+  command: readonly string[],
+  rendered: string,
+  complex: boolean,
+  input: ApprovalRequirementInput,
+): string {
+  if (isDangerousCommand(command, { bash: input.bash }))
+    return `\`${rendered}\` force-deletes files: ux asks even where the sandbox would hold`;
+  const policy = approvalPolicyName(input.approvalPolicy);
+  if (policy === 'untrusted')
+    return complex
+      ? 'approval policy "untrusted": a script with a heredoc is never known to be read-only'
+      : `approval policy "untrusted": \`${rendered}\` is not a known read-only command`;
+  if (input.sandboxPermissions === 'require_escalated')
+    return 'the model asked to run it outside the sandbox (sandbox_permissions "require_escalated")';
+  if (input.sandboxPermissions === 'with_additional_permissions')
+    return 'the model asked for more than the sandbox allows (sandbox_permissions "with_additional_permissions")';
+  return `approval policy "${policy}" asks for it`;
 }
 
 function entryDecision(entry: Entry): Decision {
@@ -263,7 +317,16 @@ function requestedAmendment(
   return allowsAll ? [...prefix] : undefined;
 }
 
-function isOpenEnded(prefix: readonly string[]): boolean {
+/**
+ * A shell, interpreter or wrapper followed by nothing but options (`sh`, `python3 -c`, `bash -lc`,
+ * `env -i`): a rule for it would allow anything.
+ */
+export function isOpenEnded(prefix: readonly string[]): boolean {
   if (!OPEN_ENDED_PROGRAMS.has(executableName(prefix[0]!))) return false;
-  return prefix.length === 1 || (prefix.length === 2 && prefix[1]!.startsWith('-'));
+  return prefix.slice(1).every((word) => word.startsWith('-'));
+}
+
+/** A derived amendment, unless it is open-ended. */
+function specific(prefix: string[] | undefined): string[] | undefined {
+  return prefix && !isOpenEnded(prefix) ? prefix : undefined;
 }

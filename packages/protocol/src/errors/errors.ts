@@ -1,3 +1,4 @@
+import { didYouMean } from '../text/close-matches.js';
 import { markError, UxError } from './ux-error.js';
 
 /** One problem in a tool call's arguments, addressed by a dotted path (`additional_permissions.network`). */
@@ -127,7 +128,7 @@ export class SpawnFailedError extends UxError {
 
 const REJECTED = 'ux.error.rejected';
 /** Who turned a command down. */
-export type RejectionSource = 'user' | 'policy' | 'hook' | 'reviewer';
+export type RejectionSource = 'user' | 'policy' | 'hook' | 'reviewer' | 'unattended';
 /** The command was not allowed to run: by the user, an exec-policy rule, a hook, or the auto-reviewer. */
 export class RejectedError extends UxError {
   readonly reason: string;
@@ -144,6 +145,29 @@ export class RejectedError extends UxError {
   }
   override toJSON() {
     return { ...super.toJSON(), reason: this.reason, source: this.source };
+  }
+}
+
+const NO_REVIEWER = 'ux.error.no-reviewer';
+/**
+ * Thrown by a reviewer that could not put the question to anyone (no terminal, an MCP client without
+ * elicitation, a closed connection). The command is refused as "no one could be asked for approval",
+ * which is not the same as a person saying no.
+ */
+export class NoReviewerError extends UxError {
+  /** Why no one could be asked, e.g. "stdin is not a terminal". */
+  readonly reason: string;
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('rejected', `no one could be asked for approval (${reason})`, options);
+    this.name = 'NoReviewerError';
+    this.reason = reason;
+    markError(this, NO_REVIEWER);
+  }
+  static override isInstance(error: unknown): error is NoReviewerError {
+    return UxError.hasMarker(error, NO_REVIEWER);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), reason: this.reason };
   }
 }
 
@@ -245,7 +269,7 @@ export class UnknownPluginError extends UxError {
   ) {
     super(
       'unknown_plugin',
-      `unknown ${fields.kind} "${fields.id}"; available: ${
+      `unknown ${fields.kind} "${fields.id}"${didYouMean(fields.id, fields.available)}; available: ${
         fields.available.length > 0 ? fields.available.join(', ') : '(none registered)'
       }`,
       options,

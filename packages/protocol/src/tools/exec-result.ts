@@ -26,7 +26,13 @@ export const execResultSchema = z.lazy(() =>
       .array(z.string())
       .optional()
       .describe(
-        'What the sandbox took back while the command ran (a protected path it created), one line each.',
+        'What the sandbox did besides running the command (a protected path taken back, a rerun without the sandbox), one line each.',
+      ),
+    sandbox_denied: z
+      .boolean()
+      .optional()
+      .describe(
+        'True when the sandbox blocked the command and it was not run again: exit code and output are those of the blocked run.',
       ),
     output: z
       .string()

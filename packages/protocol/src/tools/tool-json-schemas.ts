@@ -194,11 +194,16 @@ export const TOOL_JSON_SCHEMAS = {
       },
       sandbox_notices: {
         description:
-          'What the sandbox took back while the command ran (a protected path it created), one line each.',
+          'What the sandbox did besides running the command (a protected path taken back, a rerun without the sandbox), one line each.',
         type: 'array',
         items: {
           type: 'string',
         },
+      },
+      sandbox_denied: {
+        description:
+          'True when the sandbox blocked the command and it was not run again: exit code and output are those of the blocked run.',
+        type: 'boolean',
       },
       output: {
         type: 'string',

@@ -1,0 +1,60 @@
+import { shlexJoin } from '@ux/orchestrator';
+import type { ApprovalRequest } from '@ux/protocol/core';
+
+/** Where approved prefixes are saved, for the text of the "always allow" answer. */
+export interface ApprovalTextOptions {
+  ruleFile: string;
+}
+
+/** The question: a rerun without the sandbox, or a first run. */
+export function approvalHeadline(request: ApprovalRequest): string {
+  if (!request.retry) return 'approve this command?';
+  return request.unsandboxed === 'now'
+    ? 'the sandbox blocked this command; run it again WITHOUT the sandbox?'
+    : 'the sandbox blocked this command; run it again?';
+}
+
+/**
+ * What a person needs to answer an approval: the command as typed, why ux asks, what the model said,
+ * and what approving does to the sandbox. The terminal prompt and MCP elicitation both show these.
+ */
+export function approvalDetails(request: ApprovalRequest): { label: string; text: string }[] {
+  const details = [
+    { label: 'command', text: request.display_command ?? shlexJoin(request.command) },
+    { label: 'in', text: request.cwd },
+  ];
+  const why = request.policy_reason ?? request.reason;
+  if (why) details.push({ label: 'why', text: why });
+  // A retry's `reason` is the gates' stock question; a first request's may be the model's own words.
+  if (!request.retry && request.reason && request.reason !== why)
+    details.push({ label: 'model', text: request.reason });
+  details.push({ label: 'sandbox', text: sandboxEffect(request) });
+  return details;
+}
+
+/** What approving means for the sandbox, in plain words. */
+export function sandboxEffect(request: ApprovalRequest): string {
+  if (request.network_approval_context)
+    return `approving lets it reach ${request.network_approval_context.host}`;
+  switch (request.unsandboxed) {
+    case 'now':
+      return 'approving runs it OUTSIDE the sandbox (full access to your files and network)';
+    case 'after_denial':
+      return 'approving runs it in the sandbox; if the sandbox stops it as it starts, it runs again OUTSIDE the sandbox without asking again';
+    case 'never':
+      return 'approving runs it in the sandbox';
+    default:
+      return 'not stated by the orchestrator';
+  }
+}
+
+/** What the "always allow" answer writes and what it lets through from then on. */
+export function ruleEffect(
+  prefix: readonly string[],
+  request: ApprovalRequest,
+  options: ApprovalTextOptions,
+): string {
+  const words = prefix.map((word) => JSON.stringify(word)).join(', ');
+  const where = request.amendment_unsandboxed === false ? 'in the sandbox' : 'OUTSIDE the sandbox';
+  return `saves prefix_rule(pattern=[${words}], decision="allow") to ${options.ruleFile}; from then on every command starting with \`${shlexJoin(prefix)}\` runs without asking, ${where} (delete the line to undo)`;
+}

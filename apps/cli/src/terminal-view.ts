@@ -1,0 +1,113 @@
+import { MIN_YIELD_TIME_MS, type UxEvent } from '@ux/protocol/core';
+import type { UnifiedExec } from '@ux/unified-exec';
+import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
+import { type PromptState, runSessionPrompt } from './session-prompt.js';
+import type { Terminal } from './terminal.js';
+
+export interface TerminalViewCommand {
+  cmd: string;
+  tty: boolean;
+  callId: string;
+  nextCall: () => string;
+}
+
+/**
+ * `ux exec` for a person at a terminal: output streams as it comes, a command still running after
+ * the early-exit window is attached at once, and the end is said in words with the real elapsed
+ * time. Keys typed while the command starts are kept for it (the terminal is raw from the start, so
+ * nothing is echoed twice and Ctrl-C is a key for the command, not a signal that would end ux).
+ * The model's receipt stays the format of `--receipt`, `--json` and pipes.
+ */
+export async function runTerminalView(
+  door: UnifiedExec,
+  command: TerminalViewCommand,
+  terminal: Terminal,
+): Promise<number> {
+  let typedAhead = '';
+  const releaseKeys = terminal.raw((data) => {
+    typedAhead += data.toString('utf8');
+  });
+  // Until the first call returns, its result holds all the output (deltas start only after the
+  // early-exit window, as upstream): it is printed whole, in order, from the result.
+  let startedAt = Date.now();
+  const noteStart = door.onEvent((event: UxEvent) => {
+    if (event.type === 'exec_command_begin' && event.call_id === command.callId) startedAt = Date.now();
+  });
+  let response: Awaited<ReturnType<UnifiedExec['execCommand']>>;
+  try {
+    response = await door.execCommand(
+      {
+        cmd: command.cmd,
+        tty: command.tty,
+        // The shortest wait the door allows: long enough for the early-exit window (a sandbox
+        // denial, the retry), short enough that a person sees the command attached at once.
+        yield_time_ms: MIN_YIELD_TIME_MS,
+        // Only the door's 1 MiB transcript bounds what a person sees, not a model's token budget.
+        max_output_tokens: PERSON_MAX_OUTPUT_TOKENS,
+      },
+      { callId: command.callId },
+    );
+  } finally {
+    noteStart();
+  }
+  const result = response.result;
+  if (!response.success || !result) {
+    releaseKeys();
+    // People get the reason; the model's wrapper around it names an argv they did not type.
+    terminal.write(`ux: ${response.error ? `not run: ${response.error.message}` : response.text}\n`);
+    return 1;
+  }
+  if (result.session_id !== undefined)
+    terminal.write(attachStatus({ sessionId: result.session_id, tty: command.tty }));
+  if (result.output !== '') terminal.write(result.output);
+  for (const notice of result.sandbox_notices ?? []) terminal.write(`[ux sandbox: ${notice}]\n`);
+  if (result.session_id === undefined) {
+    releaseKeys();
+    if (result.output !== '' && !result.output.endsWith('\n')) terminal.write('\n');
+    const code = result.exit_code ?? 0;
+    // The elapsed time is the command's, from its start (after any approval), not the receipt's wait.
+    const elapsed = formatElapsed(Date.now() - startedAt);
+    terminal.write(
+      result.sandbox_denied
+        ? `[ux: blocked by the sandbox${denialCause(result.output)}; exit code ${code} after ${elapsed}]\n`
+        : `[ux: exited with code ${code} after ${elapsed}]\n`,
+    );
+    return code;
+  }
+  const sessionId = result.session_id;
+  const target = { sessionId, callId: command.callId, tty: command.tty, startedAt };
+  const atLineStart = result.output === '' || result.output.endsWith('\n');
+  // attach takes the keys over before this consumer lets them go: none is lost in between.
+  const attached = attachSession(door, { ...target, typedAhead, atLineStart, announced: true }, terminal);
+  releaseKeys();
+  const outcome = await attached;
+  if (outcome.kind === 'exited') return outcome.exitCode;
+  const state: PromptState = {
+    current: sessionId,
+    calls: new Map([[sessionId, { callId: command.callId, tty: command.tty }]]),
+    nextCall: command.nextCall,
+  };
+  await runSessionPrompt(door, terminal, state);
+  return 0;
+}
+
+/** About 4 MB: more than the 1 MiB the door keeps, so the whole kept output is shown. */
+const PERSON_MAX_OUTPUT_TOKENS = 1_000_000;
+
+const CAUSES = [
+  /read-only file system/i,
+  /permission denied/i,
+  /operation not permitted/i,
+  /network is unreachable/i,
+  /could not resolve host/i,
+  /temporary failure in name resolution/i,
+];
+
+/** What the blocked run said about why, as the OS put it. */
+function denialCause(output: string): string {
+  for (const cause of CAUSES) {
+    const found = cause.exec(output);
+    if (found) return ` (${found[0].toLowerCase()})`;
+  }
+  return '';
+}

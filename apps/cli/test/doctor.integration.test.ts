@@ -1,0 +1,162 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useLeakCheck } from '@ux/test-utils';
+import { describe, expect, it } from 'vitest';
+import { makeHome, runUx, type UxHome } from './cli-harness.js';
+
+useLeakCheck();
+
+const CANNOT_RUN = 'ux cannot run as configured here; see the fixes above.';
+
+function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1)!;
+}
+
+/** A rule file in `$UX_HOME/rules`, which every `ux exec` loads. */
+function ruleFile(home: UxHome, name: string, text: string): string {
+  mkdirSync(join(home.home, 'rules'), { recursive: true });
+  const path = join(home.home, 'rules', name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('ux doctor: what every ux exec would trip over', () => {
+  it('reports a rule file that does not parse, with file:line and a fix, and exits 1 as ux exec does', async () => {
+    const home = makeHome();
+    const bad = ruleFile(home, 'bad.rules', 'prefix_rule(pattern = ["git"\n');
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(new RegExp(`^fail +rules +${bad}:2:1: .+$`, 'm'));
+    expect(doctor.stdout).toContain(
+      `fix: correct the rule at the position named, or move it out of ${home.home}/rules`,
+    );
+    expect(lastLine(doctor.stdout)).toBe(CANNOT_RUN);
+    expect(doctor.status).toBe(1);
+    // Doctor's reason is the one ux exec stops with.
+    const exec = await runUx(['exec', '--', 'true'], home);
+    expect(exec.status).toBe(1);
+    const reason = /^fail +rules +(.+)$/m.exec(doctor.stdout)![1]!;
+    expect(exec.stderr).toBe(`ux: ${reason}\n`);
+  });
+
+  it('reports a rule file the config names that does not exist', async () => {
+    const home = makeHome({ config: 'rules = ["/missing.rules"]\n' });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(/^fail +rules +\/missing\.rules: cannot read the rule file: .*ENOENT/m);
+    expect(doctor.stdout).toContain(
+      `fix: create /missing.rules, or remove it from rules = […] at ${home.config}:1:1`,
+    );
+    expect(lastLine(doctor.stdout)).toBe(CANNOT_RUN);
+    expect(doctor.status).toBe(1);
+    expect((await runUx(['exec', '--', 'true'], home)).status).toBe(1);
+  });
+
+  it('names every good rule file it loaded', async () => {
+    const home = makeHome();
+    const good = ruleFile(
+      home,
+      'git.rules',
+      'prefix_rule(pattern = ["git", "status"], decision = "allow")\n',
+    );
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(new RegExp(`^ok +rules +1 rule file parsed: ${good}$`, 'm'));
+    expect(doctor.status).toBe(0);
+  });
+
+  it('checks sandbox_backends against the backends ux knows, with a close match', async () => {
+    const home = makeHome({ config: 'sandbox_backends = ["bwrp"]\n' });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^fail +sandbox_backends +${home.config}:1:1: unknown sandbox backend "bwrp" \\(did you mean "bwrap"\\?\\); ux knows bwrap, seatbelt, windows-token$`,
+        'm',
+      ),
+    );
+    expect(doctor.stdout).toContain(`fix: write sandbox_backends = ["bwrap"] at ${home.config}:1:1`);
+    expect(doctor.stdout).not.toContain('(none registered)');
+    expect(lastLine(doctor.stdout)).toBe(CANNOT_RUN);
+    expect(doctor.status).toBe(1);
+    // ux exec fails on it in every sandbox mode, and lists the same backends.
+    for (const mode of ['workspace-write', 'danger-full-access']) {
+      const exec = await runUx(['exec', '--sandbox', mode, '--', 'true'], home);
+      expect(exec.status).toBe(1);
+      expect(exec.stderr).toBe(
+        'ux: unknown sandbox backend "bwrp" (did you mean "bwrap"?); available: bwrap, seatbelt, windows-token\n',
+      );
+    }
+  });
+
+  it('warns about a writable root that does not exist, and still says ux can run', async () => {
+    const home = makeHome({ config: '[sandbox_workspace_write]\nwritable_roots = ["/no/such/root"]\n' });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(
+      /^warn +writable root +\/no\/such\/root does not exist \(.*config\.toml:\d+:\d+\); commands cannot write there$/m,
+    );
+    expect(lastLine(doctor.stdout)).toBe('ux can run here; see the warnings above.');
+    expect(doctor.status).toBe(0);
+  });
+
+  it('fails on zsh fork paths that do not exist when the zsh fork is in use, and only warns when not', async () => {
+    const config =
+      '[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n[zsh_fork]\nzsh_path = "/no/zsh"\nexecve_wrapper_path = "/no/wrapper"\n';
+    const home = makeHome({ config });
+    home.env.SHELL = '/bin/zsh';
+    const inUse = await runUx(['doctor'], home);
+    expect(inUse.stdout).toMatch(
+      /^fail +zsh_fork\.zsh_path +\/no\/zsh does not exist \(.*\); every command would fail to start$/m,
+    );
+    expect(inUse.stdout).toMatch(/^fail +zsh_fork\.execve_wrapper_path +\/no\/wrapper does not exist/m);
+    expect(inUse.status).toBe(1);
+
+    home.env.SHELL = '/bin/bash';
+    const unused = await runUx(['doctor'], home);
+    expect(unused.stdout).toMatch(
+      /^warn +zsh_fork\.zsh_path +\/no\/zsh does not exist \(.*\); the zsh fork is not in use now$/m,
+    );
+    expect(unused.status).toBe(0);
+  });
+});
+
+describe('ux doctor: the bwrap fix names the config key', () => {
+  it('says to set bwrap_path in config.toml when bwrap is not on PATH', async () => {
+    const home = makeHome();
+    home.env.PATH = '/nonexistent';
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(/^fail +sandbox bwrap +bubblewrap \(bwrap\) was not found on PATH/m);
+    expect(doctor.stdout).toContain(
+      'fix: install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set bwrap_path in config.toml to the absolute path of bwrap',
+    );
+    expect(doctor.stdout).not.toContain('bwrapPath');
+    expect(doctor.status).toBe(1);
+  });
+
+  it('names bwrap_path when the configured one is not there', async () => {
+    const home = makeHome({ config: 'bwrap_path = "/no/such/bwrap"\n' });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(
+      /^fail +sandbox bwrap +bwrap_path \/no\/such\/bwrap is not an executable file$/m,
+    );
+    expect(doctor.stdout).toContain(
+      'fix: set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
+    );
+    expect(doctor.status).toBe(1);
+  });
+
+  it('checks the configuration a -c override or a profile would give, and names a bad -c argument', async () => {
+    const home = makeHome({ config: '[profiles.broken]\napproval_policy = "untrusted"\n' });
+    const good = await runUx(['doctor'], home);
+    expect(good.status).toBe(0);
+    const override = await runUx(['doctor', '-c', 'sandbox_backends=["bwrp"]'], home);
+    expect(override.stdout).toMatch(
+      /^fail +sandbox_backends +-c sandbox_backends=\["bwrp"\]: unknown sandbox backend "bwrp" \(did you mean "bwrap"\?\)/m,
+    );
+    expect(override.status).toBe(1);
+    const profile = await runUx(['doctor', '--profile', 'broken', '--json'], home);
+    expect(profile.status).toBe(0);
+    expect(JSON.stringify(JSON.parse(profile.stdout))).toContain('untrusted');
+    const malformed = await runUx(['doctor', '-c', 'no-equals-sign'], home);
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toBe(
+      "ux: -c no-equals-sign: expected key=value (e.g. -c sandbox_mode=read-only)\nRun 'ux doctor --help' for usage.\n",
+    );
+  });
+});

@@ -1,0 +1,46 @@
+import { globToRegExp } from '@ux/protocol/core';
+import { describe } from './feature-table.js';
+import { formatKeyPath, type TomlDocument } from './toml-document.js';
+
+/** An entry with one of these characters is a glob; anything else is a path. */
+export const GLOB_CHARACTERS = /[*?[]/;
+
+/**
+ * Checks a `deny_read` array: paths or git-style globs, absolute, `~`/`~/…` (the home directory) or
+ * relative (to the session directory, resolved by the host). Every mistake is a `ConfigError` at the
+ * element.
+ */
+export function parseDenyReadEntries(
+  document: TomlDocument,
+  path: readonly (string | number)[],
+  value: unknown,
+): string[] {
+  if (!Array.isArray(value))
+    throw document.error(
+      path,
+      `${formatKeyPath(path)} must be an array of paths or globs, got ${describe(value)}`,
+    );
+  return value.map((item, index) => {
+    const at = [...path, index];
+    if (typeof item !== 'string' || item === '')
+      throw document.error(at, `${formatKeyPath(at)} must be a non-empty string, got ${describe(item)}`);
+    const problem = denyReadProblem(item);
+    if (problem) throw document.error(at, `${formatKeyPath(at)}: ${problem}`);
+    return item;
+  });
+}
+
+/** Why a deny-read entry cannot be used, or undefined; shared by config files and `--deny-read`. */
+export function denyReadProblem(entry: string): string | undefined {
+  if (entry.includes('\0')) return 'a path cannot contain a NUL character';
+  if (entry.startsWith('~') && entry !== '~' && !entry.startsWith('~/'))
+    return `"${entry}": only ~ and ~/… are expanded (to the home directory); write the path out`;
+  if (GLOB_CHARACTERS.test(entry)) {
+    try {
+      globToRegExp(entry);
+    } catch (error) {
+      return `"${entry}" is not a valid glob (${(error as Error).message})`;
+    }
+  }
+  return undefined;
+}
