@@ -20,7 +20,14 @@ import { defineConfig, type Options } from 'tsup';
 // quick checks cannot accept): for them the protocol's main entry stays out of the bundle and is loaded
 // from its package when needed, so these start without a schema library. A static import of it in
 // one of them would fail at load (`require` of an ES module), which the CLI's tests would show.
-const leanCommands = ['doctor-command', 'exec-command', 'features-command', 'mcp-command', 'sandbox-command'];
+const leanCommands = [
+  'doctor-command',
+  'exec-command',
+  'features-command',
+  'mcp-command',
+  'sandbox-command',
+  'zsh-fork-command',
+];
 // The exec-server validates every wire message with the schemas: they are bundled.
 const fullCommands = ['exec-server-command'];
 const external = [

@@ -8,6 +8,8 @@ export interface ApprovalTextOptions {
 
 /** The question: a rerun without the sandbox, or a first run. */
 export function approvalHeadline(request: ApprovalRequest): string {
+  // An exec the zsh fork intercepted inside an approved command: one program, asked on its own.
+  if (request.approval_id !== undefined) return 'a running command wants to start this program; allow it?';
   if (!request.retry) return 'approve this command?';
   return request.unsandboxed === 'now'
     ? 'the sandbox blocked this command; run it again WITHOUT the sandbox?'
@@ -20,7 +22,10 @@ export function approvalHeadline(request: ApprovalRequest): string {
  */
 export function approvalDetails(request: ApprovalRequest): { label: string; text: string }[] {
   const details = [
-    { label: 'command', text: request.display_command ?? shlexJoin(request.command) },
+    {
+      label: request.approval_id !== undefined ? 'program' : 'command',
+      text: request.display_command ?? shlexJoin(request.command),
+    },
     { label: 'in', text: request.cwd },
   ];
   const why = request.policy_reason ?? request.reason;

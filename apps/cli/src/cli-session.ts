@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
@@ -21,6 +22,7 @@ import {
   type SandboxPolicy,
   UxError,
 } from '@ux/protocol/core';
+import { defaultWrapperPath, locateZshFork } from '@ux/zsh-fork';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
 import type { ShippedBackendOptions } from './sandbox-backends.js';
@@ -94,14 +96,16 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     },
   });
   const userShell = io.env.SHELL || safeUserShell() || '/bin/bash';
+  const home = configPaths(io.env).home;
   const toolPlan = planTools({
     flags: features.flags,
     platform: io.platform,
     userShell,
-    zshFork: configuration.user?.zshFork,
+    zshFork: features.flags.shell_zsh_fork
+      ? zshForkPaths(home, configuration.user?.zshFork)
+      : configuration.user?.zshFork,
     allowLoginShell: configuration.user?.allowLoginShell,
   });
-  const home = configPaths(io.env).home;
   const bwrapPath = configuration.user?.bwrapPath?.value;
   return {
     configuration,
@@ -203,5 +207,34 @@ export function safeUserShell(): string | undefined {
     return userInfo().shell ?? undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The patched zsh and the execve wrapper: the configured paths, else what `ux zsh-fork build` installed
+ * in `$UX_HOME/zsh-fork` and the wrapper built with ux. A default that is not there is left out, so the
+ * plan says how to get it instead of failing at the first command.
+ */
+export function zshForkPaths(
+  home: string,
+  configured: { zshPath?: string; execveWrapperPath?: string } | undefined,
+): { zshPath?: string; execveWrapperPath?: string } {
+  const zsh = locateZshFork({
+    uxHome: home,
+    ...(configured?.zshPath ? { configured: configured.zshPath } : {}),
+  });
+  // The real path: it is bound into sandboxes as it is named, and a symlinked one would not resolve there.
+  const wrapper = configured?.execveWrapperPath ?? realpathOr(defaultWrapperPath());
+  return {
+    ...(zsh.origin === 'configured' || zsh.exists ? { zshPath: zsh.path } : {}),
+    ...(configured?.execveWrapperPath || existsSync(wrapper) ? { execveWrapperPath: wrapper } : {}),
+  };
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }

@@ -1,5 +1,6 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import {
   createExecPolicy,
   createOrchestrator,
@@ -10,6 +11,7 @@ import {
 import type { EffectivePolicy, Reviewer, SandboxRegistry } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
+import { startEscalationBroker } from '@ux/zsh-fork';
 import { type CliSession, sandboxPolicyFor } from './cli-session.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 
@@ -51,7 +53,17 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });
-  return createUnifiedExec({
+  // The zsh fork's execs are decided one by one through a broker that lives as long as the door.
+  const { shell } = session.toolPlan;
+  const broker =
+    shell.kind === 'zsh-fork'
+      ? await startEscalationBroker({
+          runtimeDir: runtimeDirectory(session),
+          wrapperPath: shell.execveWrapperPath,
+          onDiagnostic: (message) => options.onWarning(`zsh fork: ${message}`),
+        })
+      : undefined;
+  const door = createUnifiedExec({
     orchestrator,
     spawner: createLocalSpawner(),
     toolPlan: session.toolPlan,
@@ -61,5 +73,27 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     environment: settings.environment,
     baseEnvironment: options.env,
     onWarning: options.onWarning,
+    ...(broker ? { escalationBroker: broker } : {}),
   });
+  if (!broker) return door;
+  return {
+    ...door,
+    async shutdown() {
+      await door.shutdown();
+      await broker.close();
+    },
+  };
+}
+
+/**
+ * Where the broker's socket directory goes: `$UX_HOME/run`, which sandboxed commands cannot write,
+ * unless that path is too long for a Unix socket (107 bytes), then the system's temporary directory.
+ */
+function runtimeDirectory(session: CliSession): string {
+  const preferred = join(dirname(session.rulesDirectory), 'run');
+  if (Buffer.byteLength(preferred) <= 60) {
+    mkdirSync(preferred, { recursive: true, mode: 0o700 });
+    return preferred;
+  }
+  return tmpdir();
 }

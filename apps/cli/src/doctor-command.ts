@@ -4,6 +4,7 @@ import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import { doctorConfigChecks } from './doctor-config-checks.js';
+import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
@@ -107,6 +108,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       status: 'ok',
       detail: `${session.toolPlan.mode}: tools ${session.toolPlan.tools.join(', ')}`,
     });
+    checks.push(await doctorZshForkCheck(session, io));
     checks.push(...(await doctorConfigChecks(session, io)));
     const enabled = settings.enabledBackends?.value;
     for (const id of BACKEND_IDS) {

@@ -100,8 +100,13 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   });
   const session = loadPolicySession(io, { ...flags, approvalPolicy }, HELP_COMMAND);
   const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
-  const notOffered = missingToolsReason(session, ['exec_command']);
+  // shell_zsh_fork without the composition offers shell_command only: run through it, one shot.
+  const oneShot =
+    !session.toolPlan.tools.includes('exec_command') && session.toolPlan.tools.includes('shell_command');
+  const notOffered = oneShot ? undefined : missingToolsReason(session, ['exec_command']);
   if (notOffered) throw new UxError('config_error', notOffered);
+  if (session.toolPlan.zshForkUnavailable !== undefined)
+    throw new UxError('config_error', `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
   const door = await createCliDoor(session, {
@@ -128,6 +133,17 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     return code;
   };
   try {
+    if (oneShot) {
+      if (tty) io.stderr('ux: warning: shell_command has no terminal; --tty is ignored\n');
+      return await finish(
+        (async () => {
+          const response = await door.shellCommand({ command: cmd }, { callId: nextCall() });
+          print(response);
+          if (!response.success) return 1;
+          return Number(/^Exit code: (-?\d+)/.exec(response.text)?.[1] ?? 1);
+        })(),
+      );
+    }
     // A person at a terminal gets the live view; receipts are for --receipt, --json and pipes.
     if (terminal && !values.json && !values.receipt)
       return await finish(runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal));

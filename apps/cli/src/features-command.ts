@@ -10,8 +10,8 @@ import {
   type ToolPlan,
 } from '@ux/features';
 import { execCommandToolDefinition } from '@ux/protocol/core';
-import { safeUserShell } from './cli-session.js';
-import { loadConfiguration } from './config-files.js';
+import { safeUserShell, zshForkPaths } from './cli-session.js';
+import { configPaths, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
 import { asUsageError, parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
@@ -71,7 +71,9 @@ export function featuresCommand(args: string[], io: Io): number {
     flags: resolved.flags,
     platform: io.platform,
     userShell: io.env.SHELL || safeUserShell(),
-    zshFork: configuration.user?.zshFork,
+    zshFork: resolved.flags.shell_zsh_fork
+      ? zshForkPaths(configPaths(io.env).home, configuration.user?.zshFork)
+      : configuration.user?.zshFork,
     allowLoginShell: configuration.user?.allowLoginShell,
   });
 

@@ -11,6 +11,7 @@ type SandboxCommand = typeof import('./sandbox-command.js');
 type DoctorCommand = typeof import('./doctor-command.js');
 type McpCommand = typeof import('./mcp-command.js');
 type ExecServerCommand = typeof import('./exec-server-command.js');
+type ZshForkCommand = typeof import('./zsh-fork-command.js');
 
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
@@ -27,6 +28,7 @@ Commands:
                               environments (ssh host ux exec-server --listen stdio)
   features list               the feature flags: stage, value, and which layer set it
   features explain            how the flags collapse into a mode and a tool plan
+  zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
   help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)
 
 Options:
@@ -49,6 +51,7 @@ const COMMANDS: Record<string, Run> = {
   'exec-server': (args, io) =>
     (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(args, io),
   features: (args, io) => (require('./features-command.cjs') as FeaturesCommand).featuresCommand(args, io),
+  'zsh-fork': (args, io) => (require('./zsh-fork-command.cjs') as ZshForkCommand).zshForkCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
 

@@ -59,7 +59,6 @@ ${policyHelp(MCP_SANDBOX_MODES)}  -h, --help             this help
 `;
 
 const HELP_COMMAND = 'ux mcp --help';
-const SERVED_TOOLS = ['exec_command', 'write_stdin'];
 const PROGRESS_INTERVAL_MS = 1000;
 /** After its input ends, how long the server waits for the answers to requests it accepted. */
 const ANSWER_WAIT_MS = 5000;
@@ -103,8 +102,13 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     throw error;
   }
   for (const warning of session.warnings) io.stderr(`ux mcp: warning: ${warning}\n`);
-  const notOffered = missingToolsReason(session, SERVED_TOOLS);
+  // The plan's tools: exec_command and write_stdin, or shell_command (the zsh fork's standalone tool).
+  const servedTools: readonly string[] = session.toolPlan.tools;
+  const notOffered =
+    servedTools.length === 0 ? missingToolsReason(session, ['exec_command', 'write_stdin']) : undefined;
   if (notOffered) return serveStartupError(notOffered, io);
+  if (session.toolPlan.zshForkUnavailable !== undefined)
+    return serveStartupError(`the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`, io);
 
   const server = new Server(
     { name: 'ux', version: packageJson.version },
@@ -170,7 +174,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const served = (await ensureDoor()).tools.filter((tool) => SERVED_TOOLS.includes(tool.name));
+    const served = (await ensureDoor()).tools.filter((tool) => servedTools.includes(tool.name));
     return {
       tools: served.map((tool) => ({
         name: tool.name,
@@ -189,11 +193,11 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: toolArgs } = request.params;
-    if (!SERVED_TOOLS.includes(name)) {
+    if (!servedTools.includes(name)) {
       return {
         isError: true,
         content: [
-          { type: 'text', text: `unknown tool "${name}"; this server has ${SERVED_TOOLS.join(' and ')}` },
+          { type: 'text', text: `unknown tool "${name}"; this server has ${servedTools.join(' and ')}` },
         ],
       };
     }

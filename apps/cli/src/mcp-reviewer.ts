@@ -50,7 +50,9 @@ export function createElicitationReviewer(
           },
           { signal, timeout: 24 * 60 * 60 * 1000 },
         );
-        if (result.action === 'decline') return { type: 'denied' };
+        // A per-exec question offers approve or abort only: there, no means stop.
+        if (result.action === 'decline')
+          return request.available_decisions.includes('denied') ? { type: 'denied' } : { type: 'abort' };
         if (result.action === 'cancel') return { type: 'abort' };
         const chosen = choices.find((choice) => choice.value === result.content?.decision);
         return chosen ? chosen.decision : { type: 'denied' };

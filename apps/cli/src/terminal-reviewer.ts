@@ -66,6 +66,11 @@ async function ask(
       return { type: 'abort' };
     }
     if (key === CTRL_D) {
+      // A per-exec question offers approve or abort only: there, no means stop.
+      if (!request.available_decisions.includes('denied')) {
+        terminal.write('abort\n');
+        return { type: 'abort' };
+      }
       terminal.write('deny\n');
       return { type: 'denied' };
     }

@@ -30,6 +30,7 @@ export async function runTerminalView(
   // Until the first call returns, its result holds all the output (deltas start only after the
   // early-exit window, as upstream): it is printed whole, in order, from the result.
   let startedAt = Date.now();
+  const before = new Set(door.processes().map((process) => process.sessionId));
   const noteStart = door.onEvent((event: UxEvent) => {
     if (event.type === 'exec_command_begin' && event.call_id === command.callId) startedAt = Date.now();
   });
@@ -51,7 +52,26 @@ export async function runTerminalView(
     noteStart();
   }
   const result = response.result;
-  if (!response.success || !result) {
+  // Abort at a question (a program the zsh fork intercepted) stops waiting, never the command: a
+  // command that ended meanwhile is shown as ended, one still running is at the prompt.
+  const running = response.aborted
+    ? door.processes().find((process) => !before.has(process.sessionId) && process.running)
+    : undefined;
+  if (response.aborted && !(result && result.session_id === undefined)) {
+    releaseKeys();
+    if (!running) {
+      terminal.write('ux: stopped; the command had not started\n');
+      return 130;
+    }
+    terminal.write(`ux: stopped waiting; the command keeps running as session ${running.sessionId}\n`);
+    await runSessionPrompt(door, terminal, {
+      current: running.sessionId,
+      calls: new Map([[running.sessionId, { callId: command.callId, tty: command.tty }]]),
+      nextCall: command.nextCall,
+    });
+    return 0;
+  }
+  if ((!response.success && !response.aborted) || !result) {
     releaseKeys();
     // People get the reason; the model's wrapper around it names an argv they did not type.
     terminal.write(`ux: ${response.error ? `not run: ${response.error.message}` : response.text}\n`);

@@ -11,6 +11,11 @@ export class Terminal {
   private rawConsumer: ((data: Buffer) => void) | undefined;
   /** Who held the keys before: released holders give them back to the one below. */
   private readonly rawStack: { consumer: (data: Buffer) => void }[] = [];
+  /**
+   * Questions waiting for a key, oldest first. They come before any raw consumer: an approval asked
+   * while attached (a program the zsh fork intercepted) must get the answer, not the command.
+   */
+  private readonly keyReaders: ((data: Buffer) => void)[] = [];
   private readonly endListeners = new Set<() => void>();
   private ended = false;
   private readonly onData = (data: Buffer) => this.dispatch(data);
@@ -62,7 +67,7 @@ export class Terminal {
       if (at < 0) return;
       this.rawStack.splice(at, 1);
       this.rawConsumer = this.rawStack.at(-1)?.consumer;
-      if (this.rawConsumer) return;
+      if (this.rawConsumer || this.keyReaders.length > 0) return;
       this.setRaw(false);
       this.quiet();
     };
@@ -85,7 +90,17 @@ export class Terminal {
       const onEnd = () => finish(null);
       this.endListeners.add(onEnd);
       signal?.addEventListener('abort', onEnd, { once: true });
-      const release = this.raw((data) => finish(data.toString('utf8')));
+      const reader = (data: Buffer) => finish(data.toString('utf8'));
+      const release = () => {
+        const at = this.keyReaders.indexOf(reader);
+        if (at >= 0) this.keyReaders.splice(at, 1);
+        if (this.keyReaders.length > 0 || this.rawConsumer) return;
+        this.setRaw(false);
+        this.quiet();
+      };
+      this.keyReaders.push(reader);
+      this.setRaw(true);
+      this.listen();
     });
   }
 
@@ -93,12 +108,18 @@ export class Terminal {
   close(): void {
     this.rawConsumer = undefined;
     this.rawStack.length = 0;
+    this.keyReaders.length = 0;
     this.lineWaiter = undefined;
     this.setRaw(false);
     this.quiet();
   }
 
   private dispatch(data: Buffer): void {
+    const reader = this.keyReaders[0];
+    if (reader) {
+      reader(data);
+      return;
+    }
     if (this.rawConsumer) {
       this.rawConsumer(data);
       return;
@@ -123,7 +144,7 @@ export class Terminal {
   }
 
   private quiet(): void {
-    if (this.lineWaiter || this.rawConsumer) return;
+    if (this.lineWaiter || this.rawConsumer || this.keyReaders.length > 0) return;
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.pause();

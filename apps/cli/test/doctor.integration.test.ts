@@ -99,7 +99,6 @@ describe('ux doctor: what every ux exec would trip over', () => {
     const config =
       '[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n[zsh_fork]\nzsh_path = "/no/zsh"\nexecve_wrapper_path = "/no/wrapper"\n';
     const home = makeHome({ config });
-    home.env.SHELL = '/bin/zsh';
     const inUse = await runUx(['doctor'], home);
     expect(inUse.stdout).toMatch(
       /^fail +zsh_fork\.zsh_path +\/no\/zsh does not exist \(.*\); every command would fail to start$/m,
@@ -107,8 +106,11 @@ describe('ux doctor: what every ux exec would trip over', () => {
     expect(inUse.stdout).toMatch(/^fail +zsh_fork\.execve_wrapper_path +\/no\/wrapper does not exist/m);
     expect(inUse.status).toBe(1);
 
-    home.env.SHELL = '/bin/bash';
-    const unused = await runUx(['doctor'], home);
+    // The same paths with the fork off (no composition gate, and shell_zsh_fork off).
+    const off = makeHome({
+      config: config.replace('shell_zsh_fork = true\nunified_exec_zsh_fork = true', ''),
+    });
+    const unused = await runUx(['doctor'], off);
     expect(unused.stdout).toMatch(
       /^warn +zsh_fork\.zsh_path +\/no\/zsh does not exist \(.*\); the zsh fork is not in use now$/m,
     );

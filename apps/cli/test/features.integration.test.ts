@@ -108,10 +108,12 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
 `,
     });
     const json = JSON.parse(result.stdout);
-    expect(json.shell).toEqual({ kind: 'direct' });
-    expect(json.warnings.at(-1)).toBe(
-      "zsh-fork mode cannot start (the user's shell is /bin/bash, not zsh); local commands run direct instead",
-    );
+    // The login shell (bash here) does not matter: the fork is the session's shell.
+    expect(json.shell).toEqual({
+      kind: 'zsh-fork',
+      zshPath: '/opt/zsh/bin/zsh',
+      execveWrapperPath: '/opt/zsh/libexec/wrapper',
+    });
   });
 
   it('explains the plan in words', () => {

@@ -83,10 +83,32 @@ describe('[features] shell_tool and unified_exec', () => {
     expect(await connectError(home)).toContain(
       `ux mcp cannot serve: exec_command and write_stdin are not offered: the shell tool is disabled by features.shell_tool = false in ${home.config}:2:1; set it to true`,
     );
-    const unified = makeHome({ config: '[features]\n\nunified_exec = false\n' });
-    expect(await connectError(unified)).toContain(
-      `exec_command and write_stdin are not offered: they need unified exec, which is disabled by features.unified_exec = false in ${unified.config}:3:1; set it to true`,
-    );
+  });
+
+  it('without unified exec the plan offers shell_command: ux mcp serves it, ux exec runs through it', async () => {
+    const home = makeHome({ config: '[features]\n\nunified_exec = false\n' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: home.workspace,
+      env: home.env,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['shell_command']);
+      const result = await client.callTool({
+        name: 'shell_command',
+        arguments: { command: 'echo one-shot' },
+      });
+      expect(JSON.stringify(result.content)).toContain('one-shot');
+    } finally {
+      await client.close();
+    }
+    const exec = await runUx(['exec', '--', 'echo through-shell-command'], home);
+    expect(exec.status).toBe(0);
+    expect(exec.stdout).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nthrough-shell-command\n/);
   });
 
   it('ux mcp names a -c override or a managed pin as the place to change', async () => {

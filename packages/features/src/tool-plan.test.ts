@@ -54,7 +54,13 @@ describe('planTools', () => {
     expect(remoteOnly.execCommandVariant.shell).toBe(true);
   });
 
-  it('falls back to direct with one warning naming every missing precondition', () => {
+  it('runs through the fork whatever the login shell is', () => {
+    const plan = planTools({ flags: ZSH_FORK, platform: 'linux', userShell: '/bin/bash', zshFork: ZSH });
+    expect(plan.shell).toEqual({ kind: 'zsh-fork', ...ZSH });
+    expect(plan.zshForkUnavailable).toBeUndefined();
+  });
+
+  it('never falls back to direct: a missing fork is named, with how to get it, and no shell is planned', () => {
     const plan = planTools({
       flags: ZSH_FORK,
       platform: 'linux',
@@ -62,11 +68,12 @@ describe('planTools', () => {
       zshFork: { zshPath: 'zsh' },
     });
     expect(plan.shell).toEqual({ kind: 'direct' });
-    expect(plan.warnings).toEqual([
-      "zsh-fork mode cannot start (the user's shell is /bin/bash, not zsh; zsh_fork.zsh_path is not configured as an absolute path; zsh_fork.execve_wrapper_path is not configured as an absolute path); local commands run direct instead",
-    ]);
+    expect(plan.zshForkUnavailable).toBe(
+      'no patched zsh: build it with `ux zsh-fork build`, or set zsh_fork.zsh_path to an absolute path; no execve wrapper: reinstall ux, or set zsh_fork.execve_wrapper_path to an absolute path',
+    );
+    expect(plan.reasons).toContain(`shell: none (the zsh fork cannot start: ${plan.zshForkUnavailable})`);
     const windows = planTools({ flags: ZSH_FORK, platform: 'win32', userShell: 'C:\\zsh.exe', zshFork: ZSH });
-    expect(windows.warnings[0]).toContain('the zsh fork does not run on Windows');
+    expect(windows.zshForkUnavailable).toContain('the zsh fork does not run on Windows');
   });
 
   it('offers shell_command when no PTY backend works', () => {
@@ -91,9 +98,16 @@ describe('planTools', () => {
     });
   });
 
-  it('names the zsh fork backend of the standalone tool', () => {
-    const plan = planTools({ flags: { ...ZSH_FORK, unified_exec_zsh_fork: false }, platform: 'linux' });
+  it('names the zsh fork backend of the standalone tool, and runs shell_command through it', () => {
+    const plan = planTools({
+      flags: { ...ZSH_FORK, unified_exec_zsh_fork: false },
+      platform: 'linux',
+      zshFork: ZSH,
+    });
     expect(plan.tools).toEqual(['shell_command']);
+    expect(plan.shell).toEqual({ kind: 'zsh-fork', ...ZSH });
+    const unbuilt = planTools({ flags: { ...ZSH_FORK, unified_exec_zsh_fork: false }, platform: 'linux' });
+    expect(unbuilt.zshForkUnavailable).toContain('ux zsh-fork build');
     expect(plan.reasons[1]).toBe(
       'tools: shell_command, run through the zsh fork (shell_zsh_fork without the unified_exec composition)',
     );

@@ -4,7 +4,7 @@ import { explainFeatureMode, type ModeFlags, type UnifiedExecMode } from './feat
 export interface ToolPlanInput {
   flags: ModeFlags & { exec_permission_approvals?: boolean };
   platform: NodeJS.Platform;
-  /** The user's login shell, for the zsh-fork precondition. */
+  /** The user's login shell (informational: the zsh fork replaces it). */
   userShell?: string;
   /** Paths of the patched zsh and its execve wrapper, when configured. */
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
@@ -31,6 +31,11 @@ export interface ToolPlan {
   reasons: string[];
   /** What a user must see. */
   warnings: string[];
+  /**
+   * Set when the flags ask for the zsh fork and it cannot start (why, in words). Hosts must refuse to
+   * run commands then: running them direct would silently drop the per-exec policy.
+   */
+  zshForkUnavailable?: string;
 }
 
 /** Decides which model tools exist and how commands launch, from the collapsed feature mode. */
@@ -65,8 +70,16 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     reasons.push('tools: exec_command and write_stdin');
   }
 
+  // The zsh fork runs what the shell tool runs: exec_command in ZshFork mode, shell_command when
+  // shell_zsh_fork is on without the unified-exec composition (Codex's ZshFork shell backend).
+  const forkWanted =
+    flags.shell_tool &&
+    flags.shell_zsh_fork &&
+    hasLocal &&
+    (explained.mode === 'zsh-fork' || (explained.mode === 'disabled' && tools.includes('shell_command')));
   let shell: ShellMode = { kind: 'direct' };
-  if (explained.mode === 'zsh-fork' && tools.includes('exec_command') && hasLocal) {
+  let zshForkUnavailable: string | undefined;
+  if (forkWanted) {
     const missing = zshForkPreconditions(input);
     if (missing.length === 0) {
       shell = {
@@ -75,11 +88,12 @@ export function planTools(input: ToolPlanInput): ToolPlan {
         execveWrapperPath: input.zshFork!.execveWrapperPath!,
       };
       reasons.push(
-        `shell: zsh fork (${shell.zshPath}, execve wrapper ${shell.execveWrapperPath}) for local commands`,
+        `shell: zsh fork (${shell.zshPath}, execve wrapper ${shell.execveWrapperPath}) for local commands, whatever the login shell; every program it starts is checked by policy`,
       );
     } else {
-      warnings.push(`zsh-fork mode cannot start (${missing.join('; ')}); local commands run direct instead`);
-      reasons.push('shell: direct (zsh-fork preconditions not met)');
+      // Never a silent fallback: per-exec policy is what the flags asked for.
+      zshForkUnavailable = missing.join('; ');
+      reasons.push(`shell: none (the zsh fork cannot start: ${zshForkUnavailable})`);
     }
   } else if (tools.length > 0) {
     reasons.push("shell: direct (the command's shell, or the user's shell, with -c or -lc)");
@@ -94,19 +108,27 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     additionalPermissions: flags.exec_permission_approvals === true,
   };
 
-  return { mode: explained.mode, tools, shell, execCommandVariant: variant, reasons, warnings };
+  return {
+    mode: explained.mode,
+    tools,
+    shell,
+    execCommandVariant: variant,
+    reasons,
+    warnings,
+    ...(zshForkUnavailable === undefined ? {} : { zshForkUnavailable }),
+  };
 }
 
 function zshForkPreconditions(input: ToolPlanInput): string[] {
   const missing: string[] = [];
   if (input.platform === 'win32') missing.push('the zsh fork does not run on Windows');
-  const shellName = input.userShell?.split(/[\\/]/).pop();
-  if (shellName !== 'zsh') missing.push(`the user's shell is ${input.userShell ?? 'unknown'}, not zsh`);
   const { zshPath, execveWrapperPath } = input.zshFork ?? {};
   if (!zshPath || !isAbsolutePath(zshPath))
-    missing.push('zsh_fork.zsh_path is not configured as an absolute path');
+    missing.push(
+      'no patched zsh: build it with `ux zsh-fork build`, or set zsh_fork.zsh_path to an absolute path',
+    );
   if (!execveWrapperPath || !isAbsolutePath(execveWrapperPath)) {
-    missing.push('zsh_fork.execve_wrapper_path is not configured as an absolute path');
+    missing.push('no execve wrapper: reinstall ux, or set zsh_fork.execve_wrapper_path to an absolute path');
   }
   return missing;
 }

@@ -45,16 +45,23 @@ export {
   type OrchestratorRequest,
   type OrchestratorSettings,
 } from './orchestrator/create-orchestrator.js';
+export {
+  EXEC_FORBIDDEN,
+  type ExecDecision,
+  type ExecDecisionRequest,
+} from './orchestrator/decide-exec.js';
 export { escalationPreGate } from './orchestrator/escalation-pre-gate.js';
 export {
   type ApprovalRequirement,
   type ApprovalRequirementInput,
   approvalRequirement,
+  type ExecRequirement,
+  execRequirement,
   GRANULAR_RULES_REASON,
   GRANULAR_SANDBOX_REASON,
   NEVER_PROMPT_REASON,
 } from './policy/approval-requirement.js';
-export { createExecPolicy, type ExecPolicy, type RuleSet } from './policy/exec-policy.js';
+export { createExecPolicy, type ExecPolicy, type MatchOptions, type RuleSet } from './policy/exec-policy.js';
 export { listRuleFiles, loadRuleFiles } from './policy/load-rule-files.js';
 export { parseRulesFile } from './policy/parse-rules-file.js';
 export {

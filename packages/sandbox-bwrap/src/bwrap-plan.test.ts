@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EffectivePolicy, MissingCommandLineError, memoryFsView } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { type BwrapHost, LAUNCH_SCRIPT, planBwrap } from './bwrap-plan.js';
+import { type BwrapHost, LAUNCH_SCRIPT, launchScript, planBwrap } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
 import { explainFailure } from './probe-bwrap.js';
@@ -124,6 +124,21 @@ describe('planBwrap', () => {
     expect(LAUNCH_SCRIPT.startsWith("trap '' HUP INT QUIT TERM;")).toBe(true);
   });
 
+  it('keeps exactly the descriptors the request names open for bwrap (ZshFork), and refuses others', () => {
+    const plain = planBwrap(request(workspaceWrite()), host({ '/w/': '' }));
+    expect(plain.argv[2]).toBe(LAUNCH_SCRIPT);
+    expect(LAUNCH_SCRIPT).toContain('case $n in 0|1|2) ;;');
+    const kept = planBwrap({ ...request(workspaceWrite()), keepFds: [63, 12, 63] }, host({ '/w/': '' }));
+    expect(kept.argv[2]).toBe(launchScript([12, 63]));
+    expect(kept.argv[2]).toContain('case $n in 0|1|2|12|63) ;;');
+    expect(kept.argv.slice(3)).toEqual(plain.argv.slice(3));
+    for (const bad of [3, 9, 1024, 1.5]) {
+      expect(() => planBwrap({ ...request(workspaceWrite()), keepFds: [bad] }, host({ '/w/': '' }))).toThrow(
+        /keepFds|10 to 1023/,
+      );
+    }
+  });
+
   it('watches the parent of the first missing component, pinning it, and never binds over it', () => {
     const plan = planBwrap(request(workspaceWrite()), host({ '/w/': '', '/w/.git/config': '' }));
     expect(plan.guardTargets.map((t) => `${t.dir} ${t.name}`)).toEqual([
@@ -233,6 +248,29 @@ describe('planBwrap', () => {
     const args = plan.argv.join(' ');
     expect(args).toContain('--tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --dev /dev --bind /w /w');
     expect(args).not.toContain('--ro-bind / /');
+  });
+
+  it("binds the zsh fork's execve wrapper when reads are restricted, so interception keeps working", () => {
+    const restricted: EffectivePolicy = {
+      fileSystem: {
+        kind: 'restricted',
+        entries: [
+          { path: { type: 'special', value: 'minimal' }, access: 'read' },
+          { path: { type: 'special', value: 'cwd' }, access: 'write' },
+        ],
+      },
+      network: 'restricted',
+    };
+    const wrapper = '/opt/ux/build/ux-execve-wrapper';
+    const withWrapper = { ...request(restricted), env: { PATH: '/usr/bin', EXEC_WRAPPER: wrapper } };
+    const entries = { '/usr/bin/': '', '/w/': '', [wrapper]: '' };
+    expect(planBwrap(withWrapper, host(entries)).argv.join(' ')).toContain(`--ro-bind ${wrapper} ${wrapper}`);
+    // Not needed when the whole root is readable, nor for a wrapper that is not there.
+    const readAll = { ...request(workspaceWrite()), env: withWrapper.env };
+    expect(planBwrap(readAll, host(entries)).argv.join(' ')).not.toContain(`--ro-bind ${wrapper}`);
+    expect(planBwrap(withWrapper, host({ '/usr/bin/': '', '/w/': '' })).argv.join(' ')).not.toContain(
+      `--ro-bind ${wrapper}`,
+    );
   });
 
   it('protects what a symlink points to and says the link itself can be replaced', () => {

@@ -90,6 +90,19 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
       issues: [{ path: 'cwd', message: `must be absolute, got "${request.cwd}"` }],
     });
   }
+  const badFd = request.keepFds?.find((fd) => !Number.isInteger(fd) || fd < 10 || fd > 1023);
+  if (badFd !== undefined) {
+    throw new InvalidArgumentsError({
+      tool: 'bwrap plan',
+      issues: [
+        {
+          path: 'keepFds',
+          message: `descriptors to keep must be whole numbers from 10 to 1023, got ${badFd}`,
+        },
+      ],
+    });
+  }
+
   const layout = resolveSandboxLayout(
     request.policy,
     {
@@ -213,6 +226,11 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   // The shim is bound read-only at its own path: visible under restricted reads, unchangeable when it
   // lies inside a writable root.
   bwrap.push('--ro-bind', host.execShim, host.execShim);
+  // The zsh fork's execve wrapper must stay visible under restricted reads: the patched zsh refuses to
+  // run a program it cannot hand to the wrapper, so a hidden wrapper would stop every command.
+  const wrapper = request.env.EXEC_WRAPPER;
+  if (!fullWrite && !layout.readAll && wrapper?.startsWith('/') && host.fs.kind(wrapper) === 'file')
+    bwrap.push('--ro-bind', wrapper, wrapper);
   for (const dir of host.privateDirs ?? []) {
     if (host.fs.kind(dir) === 'dir' && writableRoots.some((w) => isUnder(dir, w)))
       bwrap.push('--perms', '0000', '--tmpfs', dir, '--remount-ro', dir);
@@ -234,7 +252,9 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   if (layout.missingWritableRoots.length > 0) {
     notes.push(`writable roots that do not exist were skipped: ${layout.missingWritableRoots.join(', ')}`);
   }
-  const argv = [host.shell, '-c', LAUNCH_SCRIPT, 'ux-bwrap', host.seccompFile, ...bwrap];
+  const keepFds = [...new Set(request.keepFds ?? [])].sort((a, b) => a - b);
+  const script = keepFds.length > 0 ? launchScript(keepFds) : LAUNCH_SCRIPT;
+  const argv = [host.shell, '-c', script, 'ux-bwrap', host.seccompFile, ...bwrap];
   return { argv, env, guardTargets, notes, layout };
 }
 
@@ -244,10 +264,19 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
  * take the sandbox with it, must stay until the command has handled them and exited (`ux-sandbox-exec`
  * gives the command its default dispositions back). Then it closes every inherited descriptor above
  * stderr (bwrap passes them all into the sandbox, and an open descriptor to a file outside is a way out
- * no mount can stop) and opens the seccomp program on fd 3. Closing descriptors above 9 needs bash (or
+ * no mount can stop), except those the request's `keepFds` names (see `launchScript`), and opens the seccomp program on fd 3. Closing descriptors above 9 needs bash (or
  * busybox ash); a shell that cannot fails here, and the sandbox does not start.
  */
-export const LAUNCH_SCRIPT = `trap '' HUP INT QUIT TERM; for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
+export const LAUNCH_SCRIPT = launchScript([]);
+
+/**
+ * `LAUNCH_SCRIPT` that also keeps the descriptors in `keepFds` (the request's `keepFds`, checked by
+ * `planBwrap`: whole numbers from 10 to 1023) open for bwrap, which passes them into the sandbox.
+ */
+export function launchScript(keepFds: readonly number[]): string {
+  const kept = ['0', '1', '2', ...keepFds.map(String)].join('|');
+  return `trap '' HUP INT QUIT TERM; for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in ${kept}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
+}
 
 /** The shallowest component of `path` below `root` that does not exist. */
 function firstMissing(path: string, root: string, fs: FsView): string | undefined {

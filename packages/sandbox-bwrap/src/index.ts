@@ -3,6 +3,7 @@ export {
   type BwrapPlan,
   LAUNCH_SCRIPT,
   LINUX_MINIMAL_READ_ROOTS,
+  launchScript,
   planBwrap,
 } from './bwrap-plan.js';
 export { classifyBwrapDenial } from './classify-bwrap-denial.js';

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SpawnFailedError } from '@ux/protocol/core';
+import type { SpawnEscalation } from './spawn-escalation.js';
 
 /** Where the build puts the helper: `native/build/` in this package. */
 export function defaultHelperPath(): string {
@@ -50,12 +51,20 @@ export function checkedHelperPath(path: string, command: readonly string[]): str
   }
 }
 
-/** Arguments that run `program` through the helper: `<helper> <host-pid> -- <program> <argv0> [args…]`. */
+/**
+ * Arguments that run `program` through the helper:
+ * `<helper> <host-pid> [--escalate <socket-path> <token> <fd>] -- <program> <argv0> [args…]`.
+ */
 export function helperArgs(options: {
   hostPid: number;
   program: string;
   argv0: string;
   args: readonly string[];
+  escalation?: SpawnEscalation;
 }): string[] {
-  return [String(options.hostPid), '--', options.program, options.argv0, ...options.args];
+  const { escalation } = options;
+  const escalate = escalation
+    ? ['--escalate', escalation.socketPath, escalation.token, String(escalation.fd)]
+    : [];
+  return [String(options.hostPid), ...escalate, '--', options.program, options.argv0, ...options.args];
 }

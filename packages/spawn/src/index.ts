@@ -26,6 +26,11 @@ export { OutputTracker } from './output-tracker.js';
 export { RemoteProcess, type RemoteProcessOptions, SEQ_GAP_REPAIR_MS } from './remote-process.js';
 export { routeToEnvironment } from './route-to-environment.js';
 export * from './spawn-constants.js';
+export {
+  ESCALATION_FD,
+  type LocalSpawnRequest,
+  type SpawnEscalation,
+} from './spawn-escalation.js';
 export { decideSpawnKind, type SpawnKind, type SpawnKindInput } from './spawn-kind.js';
 export { createSpawnRouter, type RoutedSpawnRequest, type SpawnRouter } from './spawn-router.js';
 export { type StdioExecServerOptions, spawnStdioExecServer } from './stdio-exec-server-transport.js';

@@ -7,7 +7,6 @@ import {
   SPAWNER_SPECIFICATION_VERSION,
   type Spawner,
   SpawnFailedError,
-  type SpawnRequest,
 } from '@ux/protocol/core';
 import { checkedHelperPath, defaultHelperPath, helperArgs } from './helper-path.js';
 import { HostReaper } from './host-reaper.js';
@@ -18,6 +17,7 @@ import { ProcessGroup } from './process-group.js';
 import { PtyProcess } from './pty-process.js';
 import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
+import type { LocalSpawnRequest, SpawnEscalation } from './spawn-escalation.js';
 import { validSize } from './terminal-size.js';
 
 export interface LocalSpawnerSettings {
@@ -32,6 +32,8 @@ export interface LocalSpawnerSettings {
 }
 
 export interface LocalSpawner extends Spawner {
+  /** Starts a command; a `LocalSpawnRequest` may also ask for an escalation socket (ZshFork). */
+  spawn(request: LocalSpawnRequest): Promise<ExecProcess>;
   /** The pid of the host reaper, once a child has been started (diagnostics). */
   readonly reaperPid: number | undefined;
   /** Whether pipe children go through the helper; known after the first spawn (diagnostics). */
@@ -66,8 +68,8 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       : { file: '/bin/sh', args: shArgs },
   );
 
-  async function spawnLocal(request: SpawnRequest): Promise<ExecProcess> {
-    const { argv, cwd } = request;
+  async function spawnLocal(request: LocalSpawnRequest): Promise<ExecProcess> {
+    const { argv, cwd, escalation } = request;
     if (argv.length === 0) throw new MissingCommandLineError();
     validate(request);
     checkWorkingDirectory(argv, cwd);
@@ -84,7 +86,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       try {
         terminal = native.fork(
           checkedHelperPath(helper(), argv),
-          helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) }),
+          helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1), escalation }),
           Object.entries(env).map(([name, value]) => `${name}=${value}`),
           cwd,
           size.cols,
@@ -117,10 +119,11 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       return process_;
     }
 
-    const viaHelper = hygiene();
+    // An escalation socket is set up by the helper, so such a child always goes through it.
+    const viaHelper = escalation !== undefined || hygiene();
     const file = viaHelper ? checkedHelperPath(helper(), argv) : program;
     const args = viaHelper
-      ? helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1) })
+      ? helperArgs({ hostPid: process.pid, program, argv0, args: argv.slice(1), escalation })
       : argv.slice(1);
     const child = spawn(file, args, {
       cwd,
@@ -178,7 +181,7 @@ function loadNative(argv: readonly string[]): NodePtyNative {
 }
 
 /** Refuses what the OS would reject or mangle: NUL bytes, `=` in names, nonsense PTY sizes. */
-function validate(request: SpawnRequest): void {
+function validate(request: LocalSpawnRequest): void {
   const issues: { path: string; message: string }[] = [];
   request.argv.forEach((arg, index) => {
     if (typeof arg !== 'string') issues.push({ path: `argv[${index}]`, message: 'must be a string' });
@@ -197,7 +200,22 @@ function validate(request: SpawnRequest): void {
   if (request.size && !validSize(request.size)) {
     issues.push({ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' });
   }
+  if (request.escalation) issues.push(...escalationIssues(request.escalation));
   if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'spawn', issues });
+}
+
+function escalationIssues(escalation: SpawnEscalation): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const { socketPath, token, fd } = escalation;
+  if (typeof socketPath !== 'string' || !socketPath.startsWith('/') || socketPath.includes('\0'))
+    issues.push({ path: 'escalation.socketPath', message: 'must be an absolute path' });
+  else if (Buffer.byteLength(socketPath) > 107)
+    issues.push({ path: 'escalation.socketPath', message: 'must be at most 107 bytes (a Unix socket path)' });
+  if (typeof token !== 'string' || !/^[0-9a-fA-F]{16,128}$/.test(token))
+    issues.push({ path: 'escalation.token', message: 'must be 16 to 128 hex digits' });
+  if (!Number.isInteger(fd) || fd < 10 || fd > 1023)
+    issues.push({ path: 'escalation.fd', message: 'must be a whole number from 10 to 1023' });
+  return issues;
 }
 
 /** The host's own hold on the terminal's slave side, so the child's last output cannot be lost. */

@@ -5,10 +5,13 @@ import {
   SpawnFailedError,
   type SpawnRequest,
 } from '@ux/protocol/core';
+import type { SpawnEscalation } from './spawn-escalation.js';
 import { decideSpawnKind } from './spawn-kind.js';
 
 /** A spawn request that also says where it runs. */
 export interface RoutedSpawnRequest extends SpawnRequest {
+  /** An escalation socket for the command (ZshFork); local commands only. */
+  escalation?: SpawnEscalation;
   /** Id of the remote environment the command runs in, when it is not local. */
   remoteEnvironment?: string;
   /** The command needs a shell snapshot restored first. */
@@ -36,6 +39,15 @@ export function createSpawnRouter(spawners: { local: Spawner; execServer?: Spawn
       const { remoteEnvironment, shellSnapshot, ...plain } = request;
       const kind = decideSpawnKind({ ...plain, remote: remoteEnvironment !== undefined, shellSnapshot });
       if (kind !== 'exec-server') return spawners.local.spawn(plain);
+      if (plain.escalation) {
+        // Exec interception needs the local broker; a remote command would run unintercepted.
+        return Promise.reject(
+          new SpawnFailedError({
+            command: plain.argv,
+            reason: 'exec interception (the zsh fork) works for local commands only; this one was not run',
+          }),
+        );
+      }
       if (!spawners.execServer) {
         const why =
           remoteEnvironment !== undefined

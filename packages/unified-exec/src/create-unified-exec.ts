@@ -11,6 +11,7 @@ import {
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
+import type { EscalationBroker } from '@ux/zsh-fork';
 import type { EnvironmentPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import { execCommand } from './exec-command.js';
@@ -48,6 +49,11 @@ export interface UnifiedExecOptions {
   toolOutputTokenLimit?: number;
   /** Warnings for the user (from the feature plan, for one). */
   onWarning?: (message: string) => void;
+  /**
+   * The escalation broker of `@ux/zsh-fork` (`startEscalationBroker`), needed when the plan runs local
+   * commands through the zsh fork; the host owns its life (close it after `shutdown`).
+   */
+  escalationBroker?: EscalationBroker;
 }
 
 export interface ProcessInfo {
@@ -105,6 +111,11 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     }
   };
 
+  // Every question put to a reviewer is an event, before anyone answers (whole commands and execs).
+  const stopApprovalEvents = options.orchestrator.onApprovalRequest((request) =>
+    emit({ type: 'exec_approval_request', ...request }),
+  );
+
   const door: DoorContext = {
     orchestrator: options.orchestrator,
     spawner: options.spawner,
@@ -150,6 +161,8 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       });
     },
     isShutDown: () => shutDown,
+    abortTurn: () => interrupt(),
+    escalationBroker: options.escalationBroker,
   };
 
   const guarded =
@@ -159,6 +172,9 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     ) =>
     async (args: unknown, context: CallContext): Promise<ToolResponse> => {
       if (shutDown) return failure(`${name} failed: the session has shut down`);
+      // The flags asked for per-exec policy; running direct instead would drop it without a word.
+      if (plan.zshForkUnavailable !== undefined)
+        return failure(`${name} failed: the zsh fork cannot start: ${plan.zshForkUnavailable}`);
       const callContext = {
         ...context,
         callId: context.callId || `call_${Math.random().toString(36).slice(2, 10)}`,
@@ -224,6 +240,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     async shutdown() {
       if (shutDown) return;
       shutDown = true;
+      stopApprovalEvents();
       for (const controller of inFlight) controller.abort();
       const entries = store.values();
       await cleanBackgroundTerminals();

@@ -277,29 +277,43 @@ describe('tool plans', () => {
     expect(door.processes()).toEqual([]);
   });
 
-  it('runs the configured zsh in zsh-fork mode and refuses a shell argument', async () => {
+  it('in zsh-fork mode hides `shell`, and without a broker refuses to run rather than run direct', async () => {
     const { door, events } = makeDoor({
       door: {
         toolPlan: planTools({
           flags: { shell_tool: true, unified_exec: true, shell_zsh_fork: true, unified_exec_zsh_fork: true },
           platform: 'linux',
-          userShell: '/usr/bin/zsh',
           zshFork: { zshPath: '/bin/bash', execveWrapperPath: '/bin/true' },
         }),
       },
     });
     expect((door.tools[0]!.parameters as { properties: object }).properties).not.toHaveProperty('shell');
-    const receipt = parseReceipt((await door.execCommand({ cmd: 'echo via-configured-shell' }, ctx())).text);
-    expect(receipt.output).toBe('via-configured-shell\n');
-    expect(ofType(events, 'exec_command_begin')[0]!.command).toEqual([
-      '/bin/bash',
-      '-lc',
-      'echo via-configured-shell',
-    ]);
+    expect(await door.execCommand({ cmd: 'echo via-configured-shell' }, ctx())).toMatchObject({
+      success: false,
+      text: "exec_command failed for `/bin/bash -lc 'echo via-configured-shell'`: the zsh fork needs an escalation broker, and this door was given none",
+    });
+    expect(ofType(events, 'exec_command_begin')).toEqual([]);
     expect(await door.execCommand({ cmd: 'true', shell: '/bin/sh' }, ctx('b'))).toMatchObject({
       success: false,
       text: 'invalid exec_command arguments: shell: unknown argument',
     });
+  });
+
+  it('refuses every call when the plan says the zsh fork cannot start', async () => {
+    const { door } = makeDoor({
+      door: {
+        toolPlan: planTools({
+          flags: { shell_tool: true, unified_exec: true, shell_zsh_fork: true, unified_exec_zsh_fork: true },
+          platform: 'linux',
+        }),
+      },
+    });
+    const response = await door.execCommand({ cmd: 'true' }, ctx());
+    expect(response.success).toBe(false);
+    expect(response.text).toMatch(
+      /^exec_command failed: the zsh fork cannot start: no patched zsh: build it with `ux zsh-fork build`/,
+    );
+    expect(door.processes()).toEqual([]);
   });
 
   it('delivers late output deltas only after spawn, cut at character boundaries', async () => {

@@ -2,6 +2,7 @@ import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol/core';
 import type { OutputTracker, RoutedSpawnRequest } from '@ux/spawn';
+import type { EscalationBroker } from '@ux/zsh-fork';
 import type { EnvironmentPolicy } from './build-environment.js';
 import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
@@ -59,4 +60,8 @@ export interface DoorContext {
   /** Starts the End-event watcher of a stored process. */
   watchExit(entry: Entry): void;
   isShutDown(): boolean;
+  /** Stops the turn: every waiting call returns (an abort at a per-exec prompt). Kills nothing. */
+  abortTurn(): void;
+  /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
+  escalationBroker: EscalationBroker | undefined;
 }

@@ -110,12 +110,14 @@ export async function execCommand(
       door.watchExit(entry);
     }
 
+    // A process that already ended is read to its end (at most 50 ms after its exit), interrupted or
+    // not: stopping the wait must not lose the output of a command that is over.
     const collected = await collectOutput(
       process,
       tracker,
       startedAt + execCommandYieldMs(args.yield_time_ms),
       door.pause,
-      call.signal,
+      aliveAtStart ? call.signal : undefined,
     );
     const wallTimeMs = Date.now() - startedAt;
     const output = collected.output;
@@ -137,9 +139,7 @@ export async function execCommand(
         status: status?.exitCode === 0 ? 'completed' : 'failed',
       });
       door.store.release(id);
-      if (collected.aborted)
-        return { text: abortedText(startedAt, undefined, door.isShutDown()), success: false, aborted: true };
-      return receipt({
+      const finished = receipt({
         chunkId: newChunkId(),
         wallTimeMs,
         exitCode: status?.exitCode ?? -1,
@@ -147,6 +147,15 @@ export async function execCommand(
         maxTokens,
         notices: launched.notices.takeUnreported(),
       });
+      // The wait was stopped, but the command had already ended: its result is kept, not lost.
+      if (call.signal.aborted)
+        return {
+          ...finished,
+          text: abortedText(startedAt, undefined, door.isShutDown()),
+          success: false,
+          aborted: true,
+        };
+      return finished;
     }
 
     if (collected.aborted) {

@@ -1,6 +1,8 @@
 import type { Attempt } from '@ux/orchestrator';
 import { OutputTracker, waitForEarlyExit } from '@ux/spawn';
+import type { EscalationBroker, EscalationSession } from '@ux/zsh-fork';
 import type { Launched, ProcessStarter } from './door-context.js';
+import type { ExecInterception } from './intercept-execs.js';
 import type { SandboxNotices } from './sandbox-notices.js';
 
 export interface LaunchRequest {
@@ -24,35 +26,61 @@ export function launchAttempt(
   spawner: ProcessStarter,
   request: LaunchRequest,
   notices: SandboxNotices,
+  interception?: { broker: EscalationBroker; execs: ExecInterception },
 ): Attempt<Launched> {
   return async (sandbox) => {
-    const plan = sandbox
-      ? await sandbox.backend.plan({
-          argv: request.argv,
-          cwd: request.cwd,
-          env: request.env,
-          policy: sandbox.policy,
-          tty: request.tty,
-          projectRoots: request.projectRoots,
-        })
-      : undefined;
+    // ZshFork: a broker session per attempt; its socket reaches the shell through the spawn helper
+    // (and the sandbox keeps that one descriptor), its variables through the environment.
+    let session: EscalationSession | undefined;
+    if (interception) {
+      const { execs } = interception;
+      session = await interception.broker.openSession((exec, context) =>
+        execs.decide(exec, sandbox, context.signal),
+      );
+    }
+    const env = session ? { ...request.env, ...session.env } : request.env;
+    let plan: Awaited<ReturnType<NonNullable<typeof sandbox>['backend']['plan']>> | undefined;
+    try {
+      plan = sandbox
+        ? await sandbox.backend.plan({
+            argv: request.argv,
+            cwd: request.cwd,
+            env,
+            policy: sandbox.policy,
+            tty: request.tty,
+            projectRoots: request.projectRoots,
+            ...(session ? { keepFds: [session.spawnEscalation.fd] } : {}),
+          })
+        : undefined;
+    } catch (error) {
+      await session?.close();
+      throw error;
+    }
     plan?.onNotice?.((notice) => notices.add(notice));
     let process: Launched['process'];
     try {
       process = await spawner.spawn({
         argv: plan?.argv ?? request.argv,
         cwd: plan?.cwd ?? request.cwd,
-        env: plan?.env ?? request.env,
+        env: plan?.env ?? env,
         tty: request.tty,
         stdin: 'closed',
+        ...(session ? { escalation: session.spawnEscalation } : {}),
       });
     } catch (error) {
       await plan?.cleanup?.();
+      await session?.close();
       throw error;
     }
     // The sandbox's watches and other traces go once the process and its output are done; its last
-    // notices are in by the time `settled` resolves.
-    const settled = process.closed.then(() => plan?.cleanup?.()).catch(() => {});
+    // notices are in by the time `settled` resolves. The broker session ends with the process: its
+    // escalated children are ended with it.
+    const settled = process.closed
+      .then(async () => {
+        await session?.close();
+        await plan?.cleanup?.();
+      })
+      .catch(() => {});
     const tracker = new OutputTracker(process);
     const launched: Launched = {
       process,

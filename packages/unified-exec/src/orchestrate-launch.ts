@@ -1,14 +1,18 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
 import { UxError } from '@ux/protocol/core';
+import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment } from './build-environment.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Launched } from './door-context.js';
+import { type ExecInterception, interceptExecs } from './intercept-execs.js';
 import { launchAttempt } from './launch-attempt.js';
 import { SandboxNotices } from './sandbox-notices.js';
 import { type CallContext, failure, type ToolResponse } from './tool-response.js';
 
-export type LaunchResult = { outcome: OrchestratorOutcome<Launched> } | { failure: ToolResponse };
+export type LaunchResult =
+  | { outcome: OrchestratorOutcome<Launched>; interception: ExecInterception | undefined }
+  | { failure: ToolResponse };
 
 /**
  * One command through the orchestrator (approval, sandbox, retries) and the door's spawner: the one
@@ -25,9 +29,23 @@ export async function orchestrateLaunch(
   const { argv, cwd, tty } = request;
   try {
     const notices = new SandboxNotices();
+    const ids = { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}) };
+    let interception: { broker: EscalationBroker; execs: ExecInterception } | undefined;
+    if (door.shellMode.kind === 'zsh-fork') {
+      // Never run the fork without its broker: the per-exec policy would silently be gone.
+      if (!door.escalationBroker)
+        throw new Error('the zsh fork needs an escalation broker, and this door was given none');
+      // `zsh` by name is the fork too, so a nested `zsh -c` keeps intercepting.
+      const forkBin = dirname(door.shellMode.zshPath);
+      env.PATH = env.PATH ? `${forkBin}:${env.PATH}` : forkBin;
+      interception = {
+        broker: door.escalationBroker,
+        execs: interceptExecs(door, request, ids, notices, env),
+      };
+    }
     const outcome = await door.orchestrator.run(
-      { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}), ...request },
-      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, notices),
+      { ...ids, ...request },
+      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, notices, interception),
     );
     // A rerun after a denial may have been approved before the first run: the receipt says it happened.
     if (outcome.status === 'completed' && outcome.escalated)
@@ -36,7 +54,7 @@ export async function orchestrateLaunch(
           ? 'the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'
           : 'the sandbox blocked the first run; it ran again in the same sandbox',
       );
-    return { outcome };
+    return { outcome, interception: interception?.execs };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {

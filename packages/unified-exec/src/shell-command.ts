@@ -3,6 +3,7 @@ import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
+import { PausableTimer } from './pausable-timer.js';
 import { collectedText } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { shellCommandArguments } from './tool-arguments.js';
@@ -31,7 +32,7 @@ export async function shellCommand(
     cmd: args.command,
     userShell: door.userShell,
     allowLoginShell: door.allowLoginShell,
-    shellMode: { kind: 'direct' },
+    shellMode: door.shellMode,
   });
   if (!argvResult.ok) return failure(argvResult.message);
   const argv = argvResult.argv;
@@ -73,17 +74,21 @@ export async function shellCommand(
     process.onOutput((chunk) => output.push(chunk));
     const timeoutMs = args.timeout_ms ?? DEFAULT_SHELL_COMMAND_TIMEOUT_MS;
     let timedOut = false;
-    const timer = setTimeout(() => {
+    // The clock stops while a per-exec approval waits for a person (the zsh fork), as Codex's does.
+    const timer = new PausableTimer(timeoutMs, () => {
       timedOut = true;
       void process.terminate();
-    }, timeoutMs);
+    });
+    const { interception } = launch;
+    interception?.onPendingChange(() => timer.setPaused(interception.pending > 0));
+    timer.setPaused((interception?.pending ?? 0) > 0);
     const ended = await Promise.race([
       process.closed.then(() => 'closed' as const),
       new Promise<'aborted'>((resolve) =>
         call.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
       ),
     ]);
-    clearTimeout(timer);
+    timer.clear();
     if (ended === 'aborted') {
       // A one-shot command has no session to come back to: stopping the wait stops the command.
       await process.terminate();

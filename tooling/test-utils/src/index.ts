@@ -3,3 +3,4 @@ export { type SeededRandom, seededRandom } from './seeded-random.js';
 export { tempDir } from './temp-dir.js';
 export { createUnshareTestSandbox } from './unshare-test-sandbox.js';
 export { warmUpSpawner } from './warm-up-spawner.js';
+export { zshForkPath } from './zsh-fork-path.js';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type AdditionalPermissions,
   type ApprovalPolicy,
@@ -35,6 +36,7 @@ import { shlexJoin } from '../shell/shlex-join.js';
 import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.js';
 import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
 import { decideRetry, runAttempts } from './attempt-loop.js';
+import { decideExec, type ExecDecision, type ExecDecisionRequest } from './decide-exec.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
 
 export interface OrchestratorSettings {
@@ -70,6 +72,8 @@ export interface OrchestratorSettings {
   bashParser?: BashParser;
   /** Problems that do not stop a command (a rule that could not be saved). */
   onWarning?: (message: string) => void;
+  /** Approval ids for per-exec questions; default random UUIDs. */
+  newApprovalId?: () => string;
 }
 
 /** One command to decide on and run. */
@@ -106,6 +110,16 @@ export interface Orchestrator {
    * whatever `attempt` threw.
    */
   run<T>(request: OrchestratorRequest, attempt: Attempt<T>): Promise<OrchestratorOutcome<T>>;
+  /**
+   * Decides one `execve` the zsh fork intercepted inside a command this orchestrator let run (zsh-fork
+   * spec §4.3): run it in place, deny it, or escalate it. Never throws for a refusal.
+   */
+  decideExec(request: ExecDecisionRequest): Promise<ExecDecision>;
+  /**
+   * Subscribes to every question put to the reviewer chain, whole commands and intercepted execs
+   * alike (the door turns them into `exec_approval_request` events). Returns the unsubscribe function.
+   */
+  onApprovalRequest(listener: (request: ApprovalRequest) => void): () => void;
   /** The approval requirement alone, without asking or running (for explanations and dry runs). */
   requirement(request: OrchestratorRequest): Promise<ApprovalRequirement>;
   /** The current rules, including amendments approved in this session. */
@@ -179,11 +193,47 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     }
   };
 
+  const approvalListeners = new Set<(request: ApprovalRequest) => void>();
+  const announce = (request: ApprovalRequest) => {
+    for (const listener of approvalListeners) {
+      try {
+        listener(structuredClone(request));
+      } catch (error) {
+        settings.onWarning?.(
+          `an approval listener threw: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+  };
+  const decider = {
+    approvalPolicy,
+    policy,
+    execPolicy: () => execPolicy,
+    bash: (argv: readonly string[]) =>
+      settings.bashParser
+        ? Promise.resolve(settings.bashParser)
+        : needsBashGrammar(argv)
+          ? loadBashParser()
+          : Promise.resolve(SIMPLE_SCRIPT_PARSER),
+    platform,
+    chain,
+    sandboxes,
+    newApprovalId: settings.newApprovalId ?? randomUUID,
+    reviewer: routedToAutoReviewer ? ('auto' as const) : ('user' as const),
+    onApprovalRequest: (request: ApprovalRequest) => announce(request),
+  };
+
   return {
     get execPolicy() {
       return execPolicy;
     },
     sandboxes,
+
+    decideExec: (request) => decideExec(decider, request),
+    onApprovalRequest(listener) {
+      approvalListeners.add(listener);
+      return () => approvalListeners.delete(listener);
+    },
 
     async requirement(request) {
       validate(request);
@@ -279,6 +329,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
             automatic: reviewer === 'auto',
           }),
         };
+        announce(approvalRequest);
         const decision = await requestApproval(chain, {
           request: approvalRequest,
           hookRequest: hookRequest(request, question.phase),

@@ -173,6 +173,53 @@ export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRe
   return { type: 'skip', bypassSandbox, ...(proposedAmendment === undefined ? {} : { proposedAmendment }) };
 }
 
+/** The requirement of one program the zsh fork intercepted: no shell parsing, the program resolved. */
+export type ExecRequirement =
+  | { decision: 'allow'; ruleDriven: boolean }
+  | { decision: 'prompt'; ruleDriven: boolean; policyReason: string }
+  | { decision: 'forbidden'; reason: string };
+
+/**
+ * Judges one exec the zsh fork intercepted (zsh-fork spec §4.2/§4.3): `command` is the resolved
+ * absolute program followed by `argv[1..]`. Rules match it with Codex's `resolve_host_executables`
+ * (a rule for `git` covers `/usr/bin/git` unless `host_executable` lists other paths); an unmatched
+ * command goes to the same heuristics as a whole command. A shell's `-c` payload is not parsed: only
+ * the execs it makes tell what really runs. `ruleDriven`: a rule produced the final decision.
+ */
+export function execRequirement(
+  input: Omit<ApprovalRequirementInput, 'argv' | 'prefixRule'> & { command: readonly string[] },
+): ExecRequirement {
+  const { command } = input;
+  const full: ApprovalRequirementInput = { ...input, argv: command };
+  const rendered = shlexJoin(command);
+  const matches = input.execPolicy.matches(command, { resolvedProgram: true });
+  const entries: Entry[] = matches.map((match) => ({ kind: 'rule', rendered, match }));
+  if (entries.length === 0) {
+    const decision = fallbackDecision(command, false, full);
+    entries.push({
+      kind: 'heuristic',
+      rendered,
+      command,
+      decision,
+      ...(decision === 'prompt' ? { why: heuristicReason(command, rendered, false, full) } : {}),
+    });
+  }
+  const decision = entries.map(entryDecision).reduce(stricterDecision, 'allow');
+  const ruleDriven = entries.some((entry) => entry.kind === 'rule' && entry.match.rule.decision === decision);
+  if (decision === 'forbidden') return { decision, reason: forbiddenReason(entries) };
+  if (decision === 'prompt') {
+    const refusal = promptRefusal(input.approvalPolicy, ruleDriven);
+    if (refusal) return { decision: 'forbidden', reason: refusal };
+    const why = entries.find((entry) => entry.kind === 'heuristic' && entry.why !== undefined);
+    const policyReason =
+      promptReason(entries) ??
+      (why?.kind === 'heuristic' ? why.why : undefined) ??
+      'the approval policy asks for it';
+    return { decision, ruleDriven, policyReason };
+  }
+  return { decision: 'allow', ruleDriven };
+}
+
 /**
  * The sub-commands policy judges: the commands of a plain shell script; else the single command of a
  * heredoc script (`complex`: never known-safe, never auto-amended); else the argv itself, with the

@@ -8,10 +8,19 @@ export interface RuleSet {
   hostExecutables: ReadonlyMap<string, readonly string[]>;
 }
 
+export interface MatchOptions {
+  /**
+   * The first word is a program path the system resolved (an exec the zsh fork intercepted), not one
+   * the model wrote: `allow` rules for its file name vouch for it unless a `host_executable`
+   * declaration for that name lists other paths (Codex's `resolve_host_executables`).
+   */
+  resolvedProgram?: boolean;
+}
+
 /** A loaded exec policy. Immutable: `withRule` returns a new one. */
 export interface ExecPolicy extends RuleSet {
   /** Every rule that matches the command (see `createExecPolicy` for how program paths match). */
-  matches(words: readonly (string | null)[]): RuleMatch[];
+  matches(words: readonly (string | null)[], options?: MatchOptions): RuleMatch[];
   withRule(rule: PrefixRule): ExecPolicy;
 }
 
@@ -21,7 +30,8 @@ export interface ExecPolicy extends RuleSet {
  * word is compared as written; for an absolute program path (`/usr/bin/git`) the rules for its file name
  * (`git`) apply too, with one restriction: an `allow` rule only vouches for the paths a
  * `host_executable` declaration lists, so `/tmp/x/git` never inherits `git`'s allow rules, while
- * `prompt` and `forbidden` rules always apply.
+ * `prompt` and `forbidden` rules always apply. For a program the system resolved (`resolvedProgram`)
+ * an undeclared name's allow rules apply too; its caller checks that the file is not the agent's own.
  */
 export function createExecPolicy(...sets: readonly Partial<RuleSet>[]): ExecPolicy {
   const rules = sets.flatMap((set) => set.rules ?? []);
@@ -46,7 +56,7 @@ function build(
   return {
     rules,
     hostExecutables,
-    matches(words) {
+    matches(words, options) {
       const program = words[0];
       if (program === null || program === undefined) return [];
       const found: RuleMatch[] = [];
@@ -56,7 +66,8 @@ function build(
       }
       const name = executableName(program);
       if (program.startsWith('/') && name !== program) {
-        const declared = hostExecutables.get(name)?.includes(program) ?? false;
+        const paths = hostExecutables.get(name);
+        const declared = paths ? paths.includes(program) : options?.resolvedProgram === true;
         for (const rule of byProgram.get(name) ?? []) {
           if (rule.decision === 'allow' && !declared) continue;
           if (found.some((match) => match.rule === rule)) continue;

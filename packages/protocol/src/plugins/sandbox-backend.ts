@@ -36,6 +36,16 @@ export interface SandboxPlanRequest {
   projectRoots?: readonly string[];
   /** Whether the command gets a PTY (some backends must allow terminal devices). */
   tty: boolean;
+  /**
+   * Descriptors above stderr that the command must inherit from the launched process: ZshFork's
+   * escalation socket (`ESCALATION_FD` of `@ux/spawn`), which the spawner puts in place. A backend
+   * that closes inherited descriptors before the command starts (bwrap's launcher does, so nothing
+   * else of the host reaches the sandbox) keeps exactly these, open as the spawner left them; one that
+   * passes descriptors through anyway (Seatbelt's `sandbox-exec`) or starts the command without
+   * inheritance (the Windows token launcher, where ZshFork does not exist) has nothing to do. Numbers
+   * from 10 to 1023: 0–9 belong to shell scripts, and backends may use low numbers of their own.
+   */
+  keepFds?: readonly number[];
 }
 
 /**

@@ -1,0 +1,179 @@
+// ZshFork through what users run: `ux exec` with pipes and in a real terminal, `ux mcp` under the MCP
+// SDK's client, `ux features explain` and `ux doctor`; the real patched zsh, broker and bwrap.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { useLeakCheck, zshForkPath } from '@ux/test-utils';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  makeHome,
+  runUx,
+  startUxInTerminal,
+  type UxHome,
+  warmUpTerminalSpawner,
+} from './cli-harness.js';
+
+let zsh: string;
+beforeAll(async () => {
+  zsh = zshForkPath();
+  await warmUpTerminalSpawner();
+});
+useLeakCheck();
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close()));
+});
+
+const FORK_FLAGS = '[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n';
+
+/** A UX_HOME with the zsh fork on (the tests' patched zsh) and the given rules. */
+function forkHome(rules: string, options: { composed?: boolean; zshPath?: string | null } = {}): UxHome {
+  const flags = options.composed === false ? '[features]\nshell_zsh_fork = true\n' : FORK_FLAGS;
+  const path = options.zshPath === undefined ? zsh : options.zshPath;
+  const home = makeHome({
+    config: `${flags}${path === null ? '' : `[zsh_fork]\nzsh_path = "${path}"\n`}`,
+  });
+  mkdirSync(join(home.home, 'rules'));
+  writeFileSync(join(home.home, 'rules', 'test.rules'), rules);
+  return home;
+}
+
+describe('ux exec through the zsh fork', () => {
+  it('refuses an rm hidden in a variable and goes on; without the fork the file is gone', async () => {
+    const rules = 'prefix_rule(pattern=["rm"], decision="forbidden")\n';
+    const home = forkHome(rules);
+    writeFileSync(join(home.workspace, 'x'), 'keep');
+    const result = await runUx(['exec', '--', 'R=rm; echo a; $R -f x; echo b'], home);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /Output:\na\nExecution denied: Execution forbidden by policy: .*rm -f x.*\nb\n/,
+    );
+    expect(existsSync(join(home.workspace, 'x'))).toBe(true);
+
+    const direct = makeHome();
+    mkdirSync(join(direct.home, 'rules'));
+    writeFileSync(join(direct.home, 'rules', 'test.rules'), rules);
+    writeFileSync(join(direct.workspace, 'x'), 'gone');
+    const plain = await runUx(['exec', '--', 'R=rm; echo a; $R -f x; echo b'], direct);
+    expect(plain.stdout).toContain('Output:\na\nb\n');
+    expect(existsSync(join(direct.workspace, 'x'))).toBe(false);
+  });
+
+  it('asks at the terminal for each intercepted program: one key approves, x aborts', async () => {
+    const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n');
+    const session = await startUxInTerminal(['exec', '--', 'T=touch; $T one; $T two; echo done'], home);
+    await session.waitFor('a running command wants to start this program; allow it?');
+    await session.waitFor('program: touch one');
+    await session.waitFor('Press y/x');
+    await session.type('y');
+    await session.waitFor('program: touch two');
+    await session.waitFor('Press y/x');
+    await session.type('x');
+    // Wherever the command was (still starting, or attached), abort stops waiting, never the command.
+    await session.waitFor(/Execution denied: aborted by the user|keeps running as session/);
+    await session.waitFor('done');
+    if (session.screen.includes('keeps running as session')) {
+      await session.waitFor('ux> ');
+      await session.type('quit\r');
+    }
+    await session.exitCode();
+    expect(existsSync(join(home.workspace, 'one'))).toBe(true);
+    expect(existsSync(join(home.workspace, 'two'))).toBe(false);
+  });
+
+  it('says how to build the fork instead of running commands direct when it is missing', async () => {
+    const home = forkHome('', { zshPath: null });
+    const result = await runUx(['exec', '--', 'echo hi'], home);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      'ux: the zsh fork cannot start: no patched zsh: build it with `ux zsh-fork build`, or set zsh_fork.zsh_path to an absolute path',
+    );
+    expect(result.stdout).toBe('');
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toMatch(/^fail +zsh fork +the flags ask for it, and it cannot start/m);
+  });
+
+  it('shell_zsh_fork alone runs through shell_command and the fork, with the same rules', async () => {
+    const home = forkHome('prefix_rule(pattern=["rm"], decision="forbidden")\n', { composed: false });
+    writeFileSync(join(home.workspace, 'x'), 'keep');
+    const result = await runUx(['exec', '--', 'R=rm; $R -f x; echo after'], home);
+    expect(result.stdout).toMatch(/^Exit code: 0\n/);
+    expect(result.stdout).toContain('Execution denied');
+    expect(result.stdout).toContain('after');
+    expect(existsSync(join(home.workspace, 'x'))).toBe(true);
+    const explained = await runUx(['features', 'explain'], home);
+    expect(explained.stdout).toContain('tools: shell_command, run through the zsh fork');
+    expect(explained.stdout).toContain(`shell: zsh fork (${zsh}`);
+  });
+});
+
+async function connect(home: UxHome, elicit?: (message: string) => ElicitResult) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    cwd: home.workspace,
+    env: home.env,
+    stderr: 'pipe',
+  });
+  const client = new Client(
+    { name: 'ux-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  const asked: string[] = [];
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const message = (request.params as { message: string }).message;
+      asked.push(message);
+      return elicit(message);
+    });
+  }
+  await client.connect(transport);
+  open.push(client);
+  return { client, asked };
+}
+
+const textOf = (result: unknown) =>
+  ((result as { content: { text: string }[] }).content ?? []).map((part) => part.text).join('');
+
+describe('ux mcp through the zsh fork', () => {
+  it('asks the client about each intercepted program, naming it and where it runs', async () => {
+    const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n');
+    const { client, asked } = await connect(home, () => ({
+      action: 'accept',
+      content: { decision: 'approve' },
+    }));
+    const result = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'T=touch; $T made-by-mcp; echo ok' },
+    });
+    expect(textOf(result)).toContain('ok');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('a running command wants to start this program');
+    expect(asked[0]).toContain('program: touch made-by-mcp');
+    expect(asked[0]).toContain(`in: ${home.workspace}`);
+    expect(existsSync(join(home.workspace, 'made-by-mcp'))).toBe(true);
+    // The fork fixes the shell: the model is not offered `shell`.
+    const tools = await client.listTools();
+    const exec = tools.tools.find((tool) => tool.name === 'exec_command')!;
+    expect(Object.keys((exec.inputSchema as { properties: object }).properties)).not.toContain('shell');
+  });
+
+  it('serves shell_command when shell_zsh_fork is on alone', async () => {
+    const home = forkHome('prefix_rule(pattern=["rm"], decision="forbidden")\n', { composed: false });
+    const { client } = await connect(home);
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toEqual(['shell_command']);
+    writeFileSync(join(home.workspace, 'x'), 'keep');
+    const result = await client.callTool({
+      name: 'shell_command',
+      arguments: { command: 'R=rm; $R x; echo $?' },
+    });
+    expect(textOf(result)).toContain('Execution denied');
+    expect(existsSync(join(home.workspace, 'x'))).toBe(true);
+  });
+});

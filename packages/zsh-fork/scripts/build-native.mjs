@@ -1,0 +1,62 @@
+// Compiles the execve wrapper and the escalation broker (native/*.c; both include native/ux-json.c)
+// into native/build/ with the system C compiler ($CC, else cc, gcc or clang). A binary newer than its
+// sources is left alone. Without a compiler it says what to install; ZshFork cannot work without them.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+if (process.platform === 'win32') process.exit(0);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const native = join(root, 'native');
+const shared = [join(native, 'ux-json.c')];
+// The wrapper runs once per exec of a ZshFork command: linked statically it starts without the dynamic
+// loader (a measurable part of its cost) and needs no library inside a sandbox. Where static linking
+// is not available (no libc.a), it is linked like the broker.
+const programs = [
+  { name: 'ux-execve-wrapper', flags: [['-static'], []] },
+  { name: 'ux-escalate-broker', flags: [[]] },
+];
+
+const candidates = [process.env.CC, 'cc', 'gcc', 'clang'].filter(Boolean);
+let failed = false;
+for (const { name, flags } of programs) {
+  const source = join(native, `${name}.c`);
+  const output = join(native, 'build', name);
+  if (upToDate(output, [source, ...shared])) continue;
+  mkdirSync(dirname(output), { recursive: true });
+  const errors = [];
+  let built = false;
+  for (const compiler of candidates) {
+    for (const extra of flags) {
+      const temporary = `${output}.${process.pid}`;
+      try {
+        execFileSync(compiler, ['-O2', '-Wall', '-Wextra', ...extra, '-o', temporary, source], {
+          stdio: ['ignore', 'inherit', 'pipe'],
+        });
+        renameSync(temporary, output);
+        built = true;
+        break;
+      } catch (error) {
+        errors.push(
+          `${[compiler, ...extra].join(' ')}: ${error.code === 'ENOENT' ? 'not found' : String(error.stderr ?? error.message).trim()}`,
+        );
+        if (error.code === 'ENOENT') break;
+      }
+    }
+    if (built) break;
+  }
+  if (!built) {
+    failed = true;
+    console.error(
+      `@ux/zsh-fork: cannot compile ${source}:\n  ${errors.join('\n  ')}\nInstall a C compiler (e.g. apt-get install build-essential) and rebuild (pnpm --filter @ux/zsh-fork build).`,
+    );
+  }
+}
+process.exit(failed ? 1 : 0);
+
+function upToDate(output, sources) {
+  if (!existsSync(output)) return false;
+  const built = statSync(output).mtimeMs;
+  return sources.every((source) => statSync(source).mtimeMs <= built);
+}

@@ -1,0 +1,64 @@
+/**
+ * One exec the patched zsh was about to make, as its execve wrapper reported it. Strings are the
+ * bytes the wrapper saw: valid UTF-8 as text, any other byte as a lone surrogate U+DC80–U+DCFF
+ * (Python's "surrogateescape"), which the broker turns back into the same byte if the string is
+ * handed back (in an escalation's argv or env).
+ */
+export interface InterceptedExec {
+  /** The path zsh resolved and was about to execute (absolute when zsh found it on PATH). */
+  file: string;
+  /** The argv it would have run, argv[0] included. */
+  argv: string[];
+  /** The wrapper's working directory. */
+  workdir: string;
+  /** The environment the program would get, without `EXEC_WRAPPER` and `UX_ESCALATE_SOCKET`. */
+  env: Record<string, string>;
+}
+
+/** What the handler knows about the exec besides its content. */
+export interface ExecContext {
+  /** The session (one command) it came from. */
+  sessionId: string;
+  /** The broker's number for this exec, unique per broker. */
+  request: number;
+  /**
+   * Aborted when the answer no longer matters: the wrapper went away (its command was killed), the
+   * session was closed or the broker ended. A handler waiting on an approval should stop waiting.
+   */
+  signal: AbortSignal;
+}
+
+/** Run the program in place, inside whatever sandbox the command is in. */
+export interface RunAction {
+  action: 'run';
+}
+
+/** Refuse it: the wrapper prints `Execution denied: <reason>` and exits 1. */
+export interface DenyAction {
+  action: 'deny';
+  reason: string;
+}
+
+/**
+ * Run it outside the command's sandbox, on the wrapper's stdio: the broker executes `argv[0]` (a path)
+ * with exactly `argv`, `cwd` and `env` (no PATH lookup, nothing added). `argv` may be a sandbox
+ * launcher's argv (a narrower sandbox for this one exec).
+ */
+export interface EscalateAction {
+  action: 'escalate';
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The escalated child started (its pid leads a process group of its own). */
+  onStart?(pid: number): void;
+  /** It ended: `code` is 128+signal when `signal` ended it. Not called when it never started. */
+  onExit?(code: number, signal: NodeJS.Signals | null): void;
+}
+
+export type ExecAction = RunAction | DenyAction | EscalateAction;
+
+/**
+ * Decides one intercepted exec. The broker decides nothing itself: every exec waits for this answer.
+ * A handler that throws, or answers something that is not an `ExecAction`, denies the exec.
+ */
+export type ExecHandler = (exec: InterceptedExec, context: ExecContext) => ExecAction | Promise<ExecAction>;
