@@ -74,6 +74,8 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     baseEnvironment: options.env,
     onWarning: options.onWarning,
     ...(broker ? { escalationBroker: broker } : {}),
+    // Snapshots hold the login environment: under $UX_HOME (0700), each removed when its session ends.
+    shellSnapshotDir: join(dirname(session.rulesDirectory), 'shell-snapshots'),
   });
   if (!broker) return door;
   return {

@@ -1,9 +1,10 @@
 import { createSandboxSelector } from '@ux/orchestrator';
-import { ConfigError, probeSafely, type SandboxProbe, UxError } from '@ux/protocol/core';
+import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import { doctorConfigChecks } from './doctor-config-checks.js';
+import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
@@ -145,6 +146,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       }
     }
     const mode = settings.sandboxMode.value;
+    let chosenBackend: SandboxBackend | undefined;
     if (mode === 'read-only' || mode === 'workspace-write') {
       try {
         const selector = createSandboxSelector({
@@ -154,6 +156,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
           allowedBackends: settings.allowedBackends,
         });
         const chosen = await selector.select();
+        chosenBackend = chosen;
         checks.push({ name: `sandbox for ${mode}`, status: 'ok', detail: `${chosen.id} will be used` });
       } catch (error) {
         if (!UxError.isInstance(error)) throw error;
@@ -172,6 +175,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
         detail: 'no sandbox is applied in this mode',
       });
     }
+    checks.push(await doctorShellSnapshotCheck(session, io, chosenBackend));
   }
 
   const ok = checks.every((check) => check.status !== 'fail');

@@ -34,6 +34,7 @@ describe('ux features list', () => {
         'shell_zsh_fork             under development  false    default',
         'unified_exec_zsh_fork      under development  false    default',
         'exec_permission_approvals  under development  false    default',
+        'shell_snapshot             stable             true     default',
         'streamable_shell           removed            -        ignored',
         '',
       ].join('\n'),

@@ -9,12 +9,14 @@ export interface EnvironmentFacts {
   platform: NodeJS.Platform;
   /** Whether a `sandbox` request can be honoured here (a backend's probe passed). */
   sandboxing: boolean;
+  /** Whether `process/start` accepts `shellSnapshot` (Codex's `shellSnapshotV2`). */
+  shellSnapshots: boolean;
 }
 
 /**
  * What `initialize` and `environment/info` report. Only the capabilities this server implements are
- * advertised: none of Codex's optional ones (so a Codex client never sends `fs/watchMissing`,
- * `environmentConfig/read` or shell snapshots), plus ux's own extensions.
+ * advertised: of Codex's optional ones only `shellSnapshotV2` (so a Codex client never sends
+ * `fs/watchMissing` or `environmentConfig/read`), plus ux's own extensions.
  */
 export function environmentInfo(facts: EnvironmentFacts): EnvironmentInfo {
   const shellPath = facts.serverEnv.SHELL || '/bin/bash';
@@ -29,6 +31,7 @@ export function environmentInfo(facts: EnvironmentFacts): EnvironmentInfo {
     temporaryDirectories: [],
     tempDir: fileUriFromPath(tmpdir()),
     capabilities: {
+      shellSnapshotV2: facts.shellSnapshots,
       [UX_EXEC_SERVER_CAPABILITIES.processResize]: true,
       [UX_EXEC_SERVER_CAPABILITIES.sandboxedProcesses]: facts.sandboxing,
     },

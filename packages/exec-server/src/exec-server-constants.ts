@@ -32,3 +32,7 @@ export const MAX_READ_WAIT_MS = 300_000;
 export const SHUTDOWN_GRACE_MS = 3_000;
 /** Longest wait for a sandbox's clean-up (its last notices) before a process is reported closed. */
 export const SANDBOX_CLEANUP_MAX_MS = 2_000;
+/** How long a shell snapshot's capture may take before the start falls back to the argv as given. */
+export const SHELL_SNAPSHOT_TIMEOUT_MS = 5_000;
+/** Shell snapshots kept (one per scope and shell); beyond this the least recently used one goes. */
+export const MAX_SHELL_SNAPSHOTS = 256;

@@ -7,6 +7,7 @@ import { ExecServerSession } from './exec-server-session.js';
 import { EXEC_SERVER_VERSION } from './exec-server-version.js';
 import { invalidRequest, RpcError } from './rpc-error.js';
 import { createSandboxSelection } from './sandbox-selection.js';
+import { ShellSnapshotStore } from './shell-snapshot-store.js';
 
 export interface ExecServerOptions {
   /** Hosts the processes; default `createLocalSpawner()` from `@ux/spawn`. */
@@ -27,6 +28,14 @@ export interface ExecServerOptions {
   retentionMs?: number;
   /** Diagnostics (never on the protocol stream); default: nothing. */
   log?: (line: string) => void;
+  /**
+   * A directory this server may keep private files in (shell snapshots go to `shell-snapshots/` inside,
+   * created 0700 and removed at shutdown). Default: a new directory under the system's temporary
+   * directory, removed at shutdown.
+   */
+  stateDir?: string;
+  /** How long a shell snapshot's capture may take; default 5000 ms. */
+  shellSnapshotTimeoutMs?: number;
 }
 
 /** A process host speaking the exec-server protocol to any number of connections. */
@@ -53,7 +62,18 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
   if (registry.forPlatform(platform).length > 0) void selectSandbox();
   const log = options.log ?? (() => {});
   const sessions = new Set<ExecServerSession>();
-  const deps = { spawner, selectSandbox, serverEnv };
+  // Snapshots are for POSIX shells (bash, zsh, sh); a Windows host offers none.
+  const snapshots =
+    platform === 'win32'
+      ? undefined
+      : new ShellSnapshotStore({
+          spawner,
+          selectSandbox,
+          log,
+          ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+          ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
+        });
+  const deps = { spawner, selectSandbox, serverEnv, ...(snapshots ? { snapshots } : {}) };
   let shuttingDown: Promise<void> | undefined;
 
   const host = {
@@ -88,6 +108,7 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
         serverEnv,
         platform,
         sandboxing: choice.available,
+        shellSnapshots: snapshots !== undefined,
       });
     },
     log,
@@ -102,7 +123,11 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
     },
     shutdown() {
       shuttingDown ??= (async () => {
-        await Promise.allSettled([...sessions].map((session) => session.shutdown(SHUTDOWN_GRACE_MS)));
+        await Promise.allSettled([
+          ...[...sessions].map((session) => session.shutdown(SHUTDOWN_GRACE_MS)),
+          // Captures in flight are ended; the snapshot files (the login environment) are removed.
+          snapshots?.close(),
+        ]);
         sessions.clear();
       })();
       return shuttingDown;

@@ -234,3 +234,27 @@ describe('interactive use', () => {
     expect((await child.exited).exitCode).toBe(143);
   });
 });
+
+describe('shell snapshots made in the remote environment', () => {
+  it('runs a login command with the server’s snapshot: what the profile set, none of what it printed', async () => {
+    const spawner = stdioSpawner([], 'snapshot-box');
+    onTestFinished(() => spawner.close());
+    const home = tempDir('ux-es-client-snap-');
+    writeFileSync(join(home, '.bash_profile'), "export FROM_PROFILE=remote-value\necho 'profile noise'\n");
+    const run = async () => {
+      const process = await spawner.spawn({
+        ...request,
+        argv: ['/bin/bash', '-lc', 'echo "got $FROM_PROFILE"'],
+        cwd: home,
+        env: { PATH, HOME: home },
+        shellSnapshot: { scopeId: 'door-session', shell: { name: 'bash', path: '/bin/bash' } },
+      });
+      return runToEnd(process, 15_000);
+    };
+    for (const attempt of [1, 2]) {
+      const { text, status } = await run();
+      expect(status.exitCode, `attempt ${attempt}`).toBe(0);
+      expect(text).toBe('got remote-value\n');
+    }
+  });
+});

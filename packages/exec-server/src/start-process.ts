@@ -14,13 +14,16 @@ import { envFromPolicy } from './env-from-policy.js';
 import { pathFromFileUri } from './file-uri.js';
 import { internalError, invalidParams } from './rpc-error.js';
 import { type SandboxChoice, wireSandboxType } from './sandbox-selection.js';
-import { policyFromWireSandbox } from './wire-sandbox-policy.js';
+import type { ShellSnapshotRequest, ShellSnapshotStore } from './shell-snapshot-store.js';
+import { policyFromWireSandbox, type WireSandboxRequest } from './wire-sandbox-policy.js';
 
 export interface StartDependencies {
   spawner: Spawner;
   selectSandbox: () => Promise<SandboxChoice>;
   /** The server's own environment, filtered by an `envPolicy`. */
   serverEnv: Readonly<Record<string, string | undefined>>;
+  /** Shell snapshots (`shellSnapshot`); absent where the server offers none (Windows). */
+  snapshots?: ShellSnapshotStore;
 }
 
 export interface StartedProcess {
@@ -38,14 +41,26 @@ export interface StartedProcess {
 export async function startProcess(deps: StartDependencies, params: ExecParams): Promise<StartedProcess> {
   const cwd = pathFromFileUri(params.cwd, 'cwd');
   refuseUnsupported(params);
+  const snapshotRequest = shellSnapshotRequest(params.shellSnapshot, deps.snapshots !== undefined);
   const env = envFromPolicy(deps.serverEnv, params.envPolicy, params.env);
-  const wanted = policyFromWireSandbox(params.sandbox);
+  let wanted = policyFromWireSandbox(params.sandbox);
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
+  if (arg0 !== undefined && wanted) {
+    throw invalidParams(
+      'arg0 cannot be combined with a sandbox: the sandbox launcher starts the program itself',
+    );
+  }
+  let argv = params.argv;
+  if (snapshotRequest && deps.snapshots) {
+    const launch = await deps.snapshots.launch(snapshotRequest, params.argv, { cwd, env, sandbox: wanted });
+    argv = launch.argv;
+    if (launch.file && wanted) wanted = readableSnapshot(wanted, launch.file);
+  }
 
   if (!wanted) {
     const process = await spawn(deps.spawner, params.argv, {
-      argv: params.argv,
+      argv,
       cwd,
       env,
       tty: params.tty,
@@ -55,11 +70,6 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     return { process, sandboxType: 'none' };
   }
 
-  if (arg0 !== undefined) {
-    throw invalidParams(
-      'arg0 cannot be combined with a sandbox: the sandbox launcher starts the program itself',
-    );
-  }
   const choice = await deps.selectSandbox();
   if (!choice.available) {
     throw internalError(
@@ -69,7 +79,7 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   let plan: LaunchPlan;
   try {
     plan = await choice.backend.plan({
-      argv: params.argv,
+      argv,
       cwd,
       env,
       policy: wanted.policy,
@@ -101,13 +111,48 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   }
 }
 
-/** Requests this server cannot honour exactly are refused rather than run differently. */
-function refuseUnsupported(params: ExecParams): void {
-  if (params.shellSnapshot) {
+/**
+ * The `shellSnapshot` parameter, checked: a non-empty `scopeId`, a shell `name`, an absolute `path`.
+ * Refused where the server offers no snapshots (it then does not advertise `shellSnapshotV2`).
+ */
+function shellSnapshotRequest(
+  value: ExecParams['shellSnapshot'],
+  supported: boolean,
+): ShellSnapshotRequest | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!supported)
     throw invalidParams(
       'shellSnapshot is not supported by this exec-server (it does not advertise shellSnapshotV2)',
     );
-  }
+  const { scopeId, shell } = value;
+  if (scopeId === '' || scopeId.includes('\0'))
+    throw invalidParams('shellSnapshot.scopeId must be a non-empty string without NUL bytes');
+  if (shell.name === '') throw invalidParams('shellSnapshot.shell.name must not be empty');
+  if (!shell.path.startsWith('/') || shell.path.includes('\0'))
+    throw invalidParams(
+      `shellSnapshot.shell.path must be an absolute path (the shell the argv starts), got ${JSON.stringify(shell.path)}`,
+    );
+  return { scopeId, shell: { name: shell.name, path: shell.path } };
+}
+
+/** The command's sandbox, letting it read the snapshot it sources (however the policy limits reads). */
+function readableSnapshot(wanted: WireSandboxRequest, file: string): WireSandboxRequest {
+  const { fileSystem } = wanted.policy;
+  if (fileSystem.kind !== 'restricted') return wanted;
+  return {
+    ...wanted,
+    policy: {
+      ...wanted.policy,
+      fileSystem: {
+        ...fileSystem,
+        entries: [...fileSystem.entries, { path: { type: 'path', path: file }, access: 'read' }],
+      },
+    },
+  };
+}
+
+/** Requests this server cannot honour exactly are refused rather than run differently. */
+function refuseUnsupported(params: ExecParams): void {
   if (params.enforceManagedNetwork || (params.networkProxy !== undefined && params.networkProxy !== null)) {
     throw invalidParams(
       'managed network (enforceManagedNetwork, networkProxy) is not supported by this exec-server',

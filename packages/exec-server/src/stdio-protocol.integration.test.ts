@@ -316,10 +316,10 @@ describe('bad input', () => {
       [
         {
           ...start('e9', touch),
-          shellSnapshot: { scopeId: 's', shell: { name: 'bash', path: '/bin/bash' } },
+          shellSnapshot: { scopeId: 's', shell: { name: 'bash', path: 'bin/bash' } },
         },
         -32602,
-        /shellSnapshot is not supported/,
+        /shellSnapshot\.shell\.path must be an absolute path/,
       ],
       [{ ...start('e10', touch), enforceManagedNetwork: true }, -32602, /managed network/],
       [

@@ -111,7 +111,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ],
     [
       '[features]\nzzz = true\n',
-      `${FILE}:2:1: unknown feature "zzz" (known features: shell_tool, unified_exec, shell_zsh_fork, unified_exec_zsh_fork, exec_permission_approvals, streamable_shell)`,
+      `${FILE}:2:1: unknown feature "zzz" (known features: shell_tool, unified_exec, shell_zsh_fork, unified_exec_zsh_fork, exec_permission_approvals, shell_snapshot, streamable_shell)`,
     ],
     [
       '[features]\nunified_exec = "yes"\n',

@@ -51,6 +51,13 @@ export const FEATURE_DEFINITIONS = [
     defaultEnabled: () => false,
   },
   {
+    key: 'shell_snapshot',
+    stage: 'stable',
+    description:
+      "Capture the user's login shell once per session (variables, aliases, functions, options) and source it for every command instead of running the login files each time.",
+    defaultEnabled: () => true,
+  },
+  {
     key: 'streamable_shell',
     stage: 'removed',
     description: 'The earlier streaming shell tool.',

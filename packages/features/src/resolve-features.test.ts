@@ -25,6 +25,7 @@ describe('resolveFeatures', () => {
       shell_zsh_fork: false,
       unified_exec_zsh_fork: false,
       exec_permission_approvals: false,
+      shell_snapshot: true,
     });
     expect(feature(linux, 'unified_exec').source).toEqual({
       key: 'unified_exec',
@@ -105,7 +106,7 @@ describe('resolveFeatures', () => {
     ],
     [
       { disable: ['nothing_like_it'] },
-      'unknown feature "nothing_like_it" for --disable; known features: shell_tool, unified_exec, shell_zsh_fork, unified_exec_zsh_fork, exec_permission_approvals, streamable_shell',
+      'unknown feature "nothing_like_it" for --disable; known features: shell_tool, unified_exec, shell_zsh_fork, unified_exec_zsh_fork, exec_permission_approvals, shell_snapshot, streamable_shell',
     ],
     [
       { enable: ['unified_exec'], disable: ['unified_exec'] },

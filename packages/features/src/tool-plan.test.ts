@@ -12,13 +12,25 @@ describe('planTools', () => {
       tools: ['exec_command', 'write_stdin'],
       shell: { kind: 'direct' },
       execCommandVariant: { shell: true, login: true, environmentId: false, additionalPermissions: false },
+      shellSnapshot: false,
       reasons: [
         'mode direct: unified_exec is on and shell_zsh_fork is off',
         'tools: exec_command and write_stdin',
         "shell: direct (the command's shell, or the user's shell, with -c or -lc)",
+        'shell snapshot: off; every login command runs the login files',
       ],
       warnings: [],
     });
+  });
+
+  it('sources a shell snapshot when shell_snapshot is on, and says so', () => {
+    const plan = planTools({ flags: { ...DIRECT, shell_snapshot: true }, platform: 'linux' });
+    expect(plan.shellSnapshot).toBe(true);
+    expect(plan.reasons.at(-1)).toMatch(/^shell snapshot: the login shell runs once per session/);
+    expect(
+      planTools({ flags: { ...DIRECT, shell_tool: false, shell_snapshot: true }, platform: 'linux' })
+        .shellSnapshot,
+    ).toBe(false);
   });
 
   it('launches through the configured zsh fork when every precondition holds, and hides `shell`', () => {

@@ -2,7 +2,7 @@ import { type ExecCommandVariant, isAbsolutePath, type ToolName } from '@ux/prot
 import { explainFeatureMode, type ModeFlags, type UnifiedExecMode } from './feature-mode.js';
 
 export interface ToolPlanInput {
-  flags: ModeFlags & { exec_permission_approvals?: boolean };
+  flags: ModeFlags & { exec_permission_approvals?: boolean; shell_snapshot?: boolean };
   platform: NodeJS.Platform;
   /** The user's login shell (informational: the zsh fork replaces it). */
   userShell?: string;
@@ -27,6 +27,11 @@ export interface ToolPlan {
   shell: ShellMode;
   /** The parameters `exec_command` offers. */
   execCommandVariant: ExecCommandVariant;
+  /**
+   * Login commands source a snapshot of the login shell taken once per session (`shell_snapshot`)
+   * instead of running the login files every time.
+   */
+  shellSnapshot: boolean;
   /** The plan in words, one line per decision. */
   reasons: string[];
   /** What a user must see. */
@@ -99,6 +104,13 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     reasons.push("shell: direct (the command's shell, or the user's shell, with -c or -lc)");
   }
   if (hasRemote && tools.length > 0) reasons.push('remote environments always run direct');
+  const shellSnapshot = tools.length > 0 && flags.shell_snapshot === true;
+  if (tools.length > 0)
+    reasons.push(
+      shellSnapshot
+        ? 'shell snapshot: the login shell runs once per session (again when a login file changes); commands source what it set up (bash, zsh, sh; not PowerShell or cmd)'
+        : 'shell snapshot: off; every login command runs the login files',
+    );
 
   const variant: ExecCommandVariant = {
     // Under the zsh fork the shell is fixed; a remote environment still lets the model pick one.
@@ -113,6 +125,7 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     tools,
     shell,
     execCommandVariant: variant,
+    shellSnapshot,
     reasons,
     warnings,
     ...(zshForkUnavailable === undefined ? {} : { zshForkUnavailable }),

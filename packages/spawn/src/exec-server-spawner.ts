@@ -23,6 +23,11 @@ import { RemoteProcess } from './remote-process.js';
 export interface ExecServerSpawnRequest extends SpawnRequest {
   /** The wire `sandbox` of `process/start`; the start fails unless the server applies one. */
   sandbox?: SandboxContext;
+  /**
+   * Ask the server to run a `[shell, -lc, script]` argv with its own snapshot of that shell (made
+   * there, in the remote environment, once per `scopeId`): Codex's `shellSnapshot` start parameter.
+   */
+  shellSnapshot?: { scopeId: string; shell: { name: string; path: string } };
 }
 
 export interface ExecServerSpawnerSettings {
@@ -141,6 +146,7 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
           arg0: request.arg0 ?? null,
           ...(settings.envPolicy ? { envPolicy: settings.envPolicy } : {}),
           sandbox: sandbox ?? null,
+          ...(request.shellSnapshot ? { shellSnapshot: request.shellSnapshot } : {}),
         },
         startResultSchema,
       );

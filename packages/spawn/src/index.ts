@@ -25,6 +25,17 @@ export { createLocalSpawner, type LocalSpawner, type LocalSpawnerSettings } from
 export { OutputTracker } from './output-tracker.js';
 export { RemoteProcess, type RemoteProcessOptions, SEQ_GAP_REPAIR_MS } from './remote-process.js';
 export { routeToEnvironment } from './route-to-environment.js';
+export {
+  type CaptureShellSnapshotOptions,
+  captureShellSnapshot,
+  DEFAULT_SNAPSHOT_TIMEOUT_MS,
+  type ShellSnapshot,
+  type ShellSnapshotCapture,
+} from './shell-snapshot/capture-shell-snapshot.js';
+export { isShellSnapshotFresh } from './shell-snapshot/is-shell-snapshot-fresh.js';
+export { snapshotCommandScript } from './shell-snapshot/snapshot-command-script.js';
+export { snapshotLoginFiles } from './shell-snapshot/snapshot-login-files.js';
+export { type SnapshotShellKind, snapshotShellKind } from './shell-snapshot/snapshot-shell-kind.js';
 export * from './spawn-constants.js';
 export {
   ESCALATION_FD,

@@ -66,3 +66,20 @@ export function buildEnvironment(
   if (threadId !== undefined) env.UX_THREAD_ID = threadId;
   return Object.assign(env, PINNED_ENVIRONMENT);
 }
+
+/**
+ * The names the policy keeps out of commands (`exclude` and the default `*KEY*`, `*SECRET*`,
+ * `*TOKEN*` patterns, and names outside `include_only`): a shell snapshot leaves them out too, even
+ * when a login file sets them.
+ */
+export function excludedByPolicy(policy: EnvironmentPolicy = {}): (name: string) => boolean {
+  const patterns = [...(policy.ignoreDefaultExcludes ? [] : DEFAULT_EXCLUDES), ...(policy.exclude ?? [])].map(
+    (pattern) => globToRegExp(pattern.toUpperCase()),
+  );
+  const only = policy.includeOnly?.map((pattern) => globToRegExp(pattern.toUpperCase()));
+  return (name) => {
+    const upper = name.toUpperCase();
+    if (patterns.some((regexp) => regexp.test(upper))) return true;
+    return only !== undefined && !only.some((regexp) => regexp.test(upper));
+  };
+}

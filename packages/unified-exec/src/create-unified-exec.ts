@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import {
@@ -12,13 +14,14 @@ import {
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
 import type { EscalationBroker } from '@ux/zsh-fork';
-import type { EnvironmentPolicy } from './build-environment.js';
+import { type EnvironmentPolicy, excludedByPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import { execCommand } from './exec-command.js';
 import { endOutput } from './output-stream.js';
 import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
 import { shellCommand } from './shell-command.js';
+import { ShellSnapshots } from './shell-snapshots.js';
 import { type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { writeStdin } from './write-stdin.js';
 
@@ -54,6 +57,13 @@ export interface UnifiedExecOptions {
    * commands through the zsh fork; the host owns its life (close it after `shutdown`).
    */
   escalationBroker?: EscalationBroker;
+  /**
+   * Where shell snapshots go (`toolPlan.shellSnapshot`); default a private directory under the system's
+   * temporary directory. This session's files are removed at `shutdown`.
+   */
+  shellSnapshotDir?: string;
+  /** How long a shell snapshot may take before the session falls back to login commands; default 5000. */
+  shellSnapshotTimeoutMs?: number;
 }
 
 export interface ProcessInfo {
@@ -163,6 +173,19 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     isShutDown: () => shutDown,
     abortTurn: () => interrupt(),
     escalationBroker: options.escalationBroker,
+    snapshots: plan.shellSnapshot
+      ? new ShellSnapshots({
+          dir:
+            options.shellSnapshotDir ?? join(tmpdir(), `ux-shell-snapshots-${process.getuid?.() ?? 'user'}`),
+          spawner: options.spawner,
+          orchestrator: options.orchestrator,
+          cwd: options.cwd,
+          emit,
+          ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+          ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
+          excluded: excludedByPolicy(options.environment),
+        })
+      : undefined,
   };
 
   const guarded =
@@ -251,6 +274,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       const ended = [...entries, ...late];
       await Promise.all(ended.map((entry) => entry.launched.process.closed));
       await Promise.all(ended.map((entry) => entry.launched.settled()));
+      door.snapshots?.close();
     },
     async handleOp(raw) {
       if (!isOp(raw))

@@ -8,6 +8,7 @@ import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
 import type { ProcessStore, StoredEntry } from './process-store.js';
 import type { SandboxNotices } from './sandbox-notices.js';
+import type { ShellSnapshots } from './shell-snapshots.js';
 
 /** Anything that starts processes: the local spawner, or a router that also reaches exec-servers. */
 export interface ProcessStarter {
@@ -64,4 +65,6 @@ export interface DoorContext {
   abortTurn(): void;
   /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
   escalationBroker: EscalationBroker | undefined;
+  /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
+  snapshots: ShellSnapshots | undefined;
 }

@@ -43,9 +43,17 @@ export async function orchestrateLaunch(
         execs: interceptExecs(door, request, ids, notices, env),
       };
     }
+    // A login command sources the session's shell snapshot instead of running the login files; the
+    // orchestrator and the events still see the command the model asked for.
+    const launchArgv = door.snapshots ? await door.snapshots.launchArgv(argv, env) : [...argv];
     const outcome = await door.orchestrator.run(
       { ...ids, ...request },
-      launchAttempt(door.spawner, { argv, cwd, env, tty, projectRoots: [door.cwd] }, notices, interception),
+      launchAttempt(
+        door.spawner,
+        { argv: launchArgv, cwd, env, tty, projectRoots: [door.cwd] },
+        notices,
+        interception,
+      ),
     );
     // A rerun after a denial may have been approved before the first run: the receipt says it happened.
     if (outcome.status === 'completed' && outcome.escalated)

@@ -75,6 +75,19 @@ export interface SandboxNoticeEvent {
   message: string;
 }
 
+/**
+ * Something the user should know that is not any command's result: a shell snapshot that could not be
+ * taken (and what the login files printed while it was tried), a feature falling back.
+ */
+export interface WarningEvent {
+  type: 'warning';
+  /** What it is about, for filtering: `shell_snapshot`. */
+  source: 'shell_snapshot';
+  message: string;
+  /** Supporting text (what the login files printed), when there is some. */
+  details?: string;
+}
+
 /** The turn was interrupted. Stored processes keep running. */
 export interface TurnAbortedEvent {
   type: 'turn_aborted';
@@ -88,6 +101,7 @@ export type UxEvent =
   | TerminalInteractionEvent
   | ExecCommandEndEvent
   | SandboxNoticeEvent
+  | WarningEvent
   | TurnAbortedEvent;
 
 export type UxEventType = UxEvent['type'];

@@ -39,8 +39,10 @@ export const execParamsSchema = z.object({
     .optional(),
   networkProxy: z.unknown().optional(),
   metadata: z.object({ threadId: z.string().optional(), toolCallId: z.string().optional() }).optional(),
+  /** Run `[shell.path, '-lc', script]` with the login shell's state captured once per scope (`shellSnapshotV2`). */
   shellSnapshot: z
     .object({ scopeId: z.string(), shell: z.object({ name: z.string(), path: z.string() }) })
+    .nullable()
     .optional(),
 });
 export type ExecParams = z.output<typeof execParamsSchema>;

@@ -214,7 +214,9 @@ export function spawnerConformanceChecks(
         withProcess(
           {
             script:
-              "trap 'echo got-TERM' TERM; (trap '' TERM; exec sleep 300) & echo \"child=$!\"; while :; do sleep 0.05; done",
+              // `wait` returns at once for a trapped signal (a foreground `sleep` would hold the trap
+              // back until it ends, which a busy machine can stretch past the SIGKILL).
+              "trap 'echo got-TERM' TERM; (trap '' TERM; exec sleep 300) & echo \"child=$!\"; while :; do sleep 0.05 & wait $!; done",
           },
           async (p) => {
             const seen = await waitForOutput(p, '\n', wait);

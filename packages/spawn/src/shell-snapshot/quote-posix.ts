@@ -1,0 +1,4 @@
+/** `value` as one single-quoted POSIX shell word (`'` written as `'\''`); bytes pass unchanged. */
+export function quotePosix(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
