@@ -21,6 +21,7 @@ import { defineConfig, type Options } from 'tsup';
 // from its package when needed, so these start without a schema library. A static import of it in
 // one of them would fail at load (`require` of an ES module), which the CLI's tests would show.
 const leanCommands = [
+  'apply-patch-command',
   'doctor-command',
   'exec-command',
   'features-command',

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -72,6 +72,7 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     allowLoginShell: session.configuration.user?.allowLoginShell,
     environment: settings.environment,
     baseEnvironment: options.env,
+    prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
     onWarning: options.onWarning,
     ...(broker ? { escalationBroker: broker } : {}),
     // Snapshots hold the login environment: under $UX_HOME (0700), each removed when its session ends.
@@ -98,4 +99,30 @@ function runtimeDirectory(session: CliSession): string {
     return preferred;
   }
   return tmpdir();
+}
+
+/**
+ * `apply_patch` and `applypatch` for the commands' PATH: scripts in `$UX_HOME/bin` that run
+ * `ux apply-patch`, so a script that calls apply_patch works too (inside the sandbox, whose rules its
+ * writes then follow). A model's own `apply_patch <<'EOF'` never gets there: the door intercepts it.
+ */
+function applyPatchBin(binDir: string): string[] {
+  const ux = process.argv[1];
+  if (!ux) return [];
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const script = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(realpathSync(ux))} apply-patch "$@"\n`;
+  try {
+    mkdirSync(binDir, { recursive: true, mode: 0o755 });
+    for (const name of ['apply_patch', 'applypatch']) {
+      const target = join(binDir, name);
+      if (existsSync(target) && readFileSync(target, 'utf8') === script) continue;
+      const temporary = `${target}.${process.pid}`;
+      writeFileSync(temporary, script, { mode: 0o755 });
+      renameSync(temporary, target);
+    }
+  } catch {
+    // Without it, only scripts that call apply_patch lose it; the model's own calls still work.
+    return [];
+  }
+  return [binDir];
 }

@@ -12,6 +12,7 @@ type DoctorCommand = typeof import('./doctor-command.js');
 type McpCommand = typeof import('./mcp-command.js');
 type ExecServerCommand = typeof import('./exec-server-command.js');
 type ZshForkCommand = typeof import('./zsh-fork-command.js');
+type ApplyPatchCommand = typeof import('./apply-patch-command.js');
 
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
@@ -29,6 +30,8 @@ Commands:
   features list               the feature flags: stage, value, and which layer set it
   features explain            how the flags collapse into a mode and a tool plan
   zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
+  apply-patch [PATCH]         apply a patch in apply_patch's format here (sandboxed commands run it
+                              as apply_patch)
   help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)
 
 Options:
@@ -52,6 +55,8 @@ const COMMANDS: Record<string, Run> = {
     (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(args, io),
   features: (args, io) => (require('./features-command.cjs') as FeaturesCommand).featuresCommand(args, io),
   'zsh-fork': (args, io) => (require('./zsh-fork-command.cjs') as ZshForkCommand).zshForkCommand(args, io),
+  'apply-patch': (args, io) =>
+    (require('./apply-patch-command.cjs') as ApplyPatchCommand).applyPatchCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
 

@@ -50,6 +50,11 @@ export {
   type ExecDecision,
   type ExecDecisionRequest,
 } from './orchestrator/decide-exec.js';
+export {
+  PATCH_OUTSIDE_NEVER,
+  type PatchDecision,
+  type PatchDecisionRequest,
+} from './orchestrator/decide-patch.js';
 export { escalationPreGate } from './orchestrator/escalation-pre-gate.js';
 export {
   type ApprovalRequirement,

@@ -64,6 +64,11 @@ export interface UnifiedExecOptions {
   shellSnapshotDir?: string;
   /** How long a shell snapshot may take before the session falls back to login commands; default 5000. */
   shellSnapshotTimeoutMs?: number;
+  /**
+   * Directories put first on every command's PATH, also after the login files ran (a login shell's
+   * `/etc/profile` resets PATH): the CLI's `apply_patch` executable, say.
+   */
+  prependPath?: readonly string[];
 }
 
 export interface ProcessInfo {
@@ -173,6 +178,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     isShutDown: () => shutDown,
     abortTurn: () => interrupt(),
     escalationBroker: options.escalationBroker,
+    prependPath: options.prependPath ?? [],
     snapshots: plan.shellSnapshot
       ? new ShellSnapshots({
           dir:

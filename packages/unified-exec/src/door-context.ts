@@ -65,6 +65,8 @@ export interface DoorContext {
   abortTurn(): void;
   /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
   escalationBroker: EscalationBroker | undefined;
+  /** Directories first on every command's PATH (the zsh fork's bin directory is added to these). */
+  prependPath: readonly string[];
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
   snapshots: ShellSnapshots | undefined;
 }

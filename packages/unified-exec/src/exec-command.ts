@@ -2,6 +2,7 @@ import { beginStreaming } from './begin-streaming.js';
 import { collectOutput } from './collect-output.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Entry } from './door-context.js';
+import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
@@ -21,6 +22,8 @@ export async function execCommand(
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
   const cwd = resolveWorkdir(door, args.workdir);
+  const patched = await interceptApplyPatch(door, args.cmd, cwd, context);
+  if (patched) return patched;
   const tty = args.tty ?? false;
   const argvResult = resolveArgv({
     cmd: args.cmd,

@@ -31,13 +31,16 @@ export async function orchestrateLaunch(
     const notices = new SandboxNotices();
     const ids = { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}) };
     let interception: { broker: EscalationBroker; execs: ExecInterception } | undefined;
+    const prepend = [...door.prependPath];
     if (door.shellMode.kind === 'zsh-fork') {
       // Never run the fork without its broker: the per-exec policy would silently be gone.
       if (!door.escalationBroker)
         throw new Error('the zsh fork needs an escalation broker, and this door was given none');
       // `zsh` by name is the fork too, so a nested `zsh -c` keeps intercepting.
-      const forkBin = dirname(door.shellMode.zshPath);
-      env.PATH = env.PATH ? `${forkBin}:${env.PATH}` : forkBin;
+      prepend.unshift(dirname(door.shellMode.zshPath));
+    }
+    if (prepend.length > 0) env.PATH = [...prepend, ...(env.PATH ? [env.PATH] : [])].join(':');
+    if (door.shellMode.kind === 'zsh-fork' && door.escalationBroker) {
       interception = {
         broker: door.escalationBroker,
         execs: interceptExecs(door, request, ids, notices, env),
@@ -45,7 +48,10 @@ export async function orchestrateLaunch(
     }
     // A login command sources the session's shell snapshot instead of running the login files; the
     // orchestrator and the events still see the command the model asked for.
-    const launchArgv = door.snapshots ? await door.snapshots.launchArgv(argv, env) : [...argv];
+    const launchArgv = withPathAfterLogin(
+      door.snapshots ? await door.snapshots.launchArgv(argv, env, pathLine(prepend)) : [...argv],
+      pathLine(prepend),
+    );
     const outcome = await door.orchestrator.run(
       { ...ids, ...request },
       launchAttempt(
@@ -79,4 +85,17 @@ export async function orchestrateLaunch(
 export function resolveWorkdir(door: DoorContext, workdir: string | undefined): string {
   if (!workdir) return door.cwd;
   return isAbsolute(workdir) ? workdir : resolve(door.cwd, workdir);
+}
+
+/** `export PATH='a':'b':"$PATH"` for the directories that must stay first, or '' when there are none. */
+function pathLine(dirs: readonly string[]): string {
+  if (dirs.length === 0) return '';
+  const quoted = dirs.map((dir) => `'${dir.replace(/'/g, `'\\''`)}'`).join(':');
+  return `export PATH=${quoted}:"$PATH"\n`;
+}
+
+/** A plain login command: the login files may reset PATH, so the door's directories go first again. */
+function withPathAfterLogin(argv: string[], line: string): string[] {
+  if (line === '' || argv.length !== 3 || argv[1] !== '-lc') return argv;
+  return [argv[0]!, '-lc', `${line}${argv[2]}`];
 }

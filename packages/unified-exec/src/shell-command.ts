@@ -1,6 +1,7 @@
 import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
+import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
 import { PausableTimer } from './pausable-timer.js';
@@ -28,6 +29,8 @@ export async function shellCommand(
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
   const cwd = resolveWorkdir(door, args.workdir);
+  const patched = await interceptApplyPatch(door, args.command, cwd, context);
+  if (patched) return patched;
   const argvResult = resolveArgv({
     cmd: args.command,
     userShell: door.userShell,

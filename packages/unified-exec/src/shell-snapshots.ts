@@ -56,13 +56,20 @@ export class ShellSnapshots {
    * The argv to launch for `argv` (what the orchestrator judged): the snapshot form for a login
    * command of bash, zsh or sh when a snapshot can be had, else `argv` unchanged.
    */
-  async launchArgv(argv: readonly string[], env: Record<string, string>): Promise<string[]> {
+  async launchArgv(
+    argv: readonly string[],
+    env: Record<string, string>,
+    afterSnapshot = '',
+  ): Promise<string[]> {
     if (this.closed || argv.length !== 3 || argv[1] !== '-lc') return [...argv];
     const [shell, , cmd] = argv as [string, string, string];
     const kind = snapshotShellKind(shell);
     if (!kind || this.failed.has(shell)) return [...argv];
     const snapshot = await this.snapshotFor(shell, kind, env);
-    return snapshot ? [shell, '-c', snapshotCommandScript(snapshot.file, cmd, kind)] : [...argv];
+    // `afterSnapshot` (PATH directories the door keeps first) runs after the snapshot, before the command.
+    return snapshot
+      ? [shell, '-c', snapshotCommandScript(snapshot.file, `${afterSnapshot}${cmd}`, kind)]
+      : [...argv];
   }
 
   /** Removes this session's snapshot files (they hold the login environment). */

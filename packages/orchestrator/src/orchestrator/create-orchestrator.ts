@@ -37,6 +37,7 @@ import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.j
 import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
 import { decideRetry, runAttempts } from './attempt-loop.js';
 import { decideExec, type ExecDecision, type ExecDecisionRequest } from './decide-exec.js';
+import { decidePatch, type PatchDecision, type PatchDecisionRequest } from './decide-patch.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
 
 export interface OrchestratorSettings {
@@ -115,6 +116,11 @@ export interface Orchestrator {
    * spec §4.3): run it in place, deny it, or escalate it. Never throws for a refusal.
    */
   decideExec(request: ExecDecisionRequest): Promise<ExecDecision>;
+  /**
+   * Whether an intercepted `apply_patch` may write its files: refused for protected and hidden paths,
+   * applied at once inside the writable roots, asked otherwise (refused under `never`).
+   */
+  decidePatch(request: PatchDecisionRequest): Promise<PatchDecision>;
   /**
    * Subscribes to every question put to the reviewer chain, whole commands and intercepted execs
    * alike (the door turns them into `exec_approval_request` events). Returns the unsubscribe function.
@@ -230,6 +236,18 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     sandboxes,
 
     decideExec: (request) => decideExec(decider, request),
+    decidePatch: (request) =>
+      decidePatch(
+        {
+          approvalPolicy,
+          policy,
+          chain,
+          reviewer: decider.reviewer,
+          newApprovalId: decider.newApprovalId,
+          announce,
+        },
+        request,
+      ),
     onApprovalRequest(listener) {
       approvalListeners.add(listener);
       return () => approvalListeners.delete(listener);

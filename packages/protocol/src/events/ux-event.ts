@@ -88,6 +88,37 @@ export interface WarningEvent {
   details?: string;
 }
 
+/** One file an `apply_patch` changes. */
+export interface PatchChange {
+  /** Absolute path. */
+  path: string;
+  kind: 'add' | 'update' | 'delete';
+  /** The new path of an update with `*** Move to`. */
+  move_path?: string;
+  added: number;
+  removed: number;
+}
+
+/** An intercepted `apply_patch` is about to change files (after policy and approval). */
+export interface PatchApplyBeginEvent {
+  type: 'patch_apply_begin';
+  call_id: string;
+  /** True when no one was asked: every path was inside the writable roots. */
+  auto_approved: boolean;
+  changes: PatchChange[];
+}
+
+/** An intercepted `apply_patch` finished: every change written, or none. */
+export interface PatchApplyEndEvent {
+  type: 'patch_apply_end';
+  call_id: string;
+  success: boolean;
+  /** The text the model reads (`Success. Updated the following files: …`, or the error). */
+  stdout: string;
+  stderr: string;
+  changes: PatchChange[];
+}
+
 /** The turn was interrupted. Stored processes keep running. */
 export interface TurnAbortedEvent {
   type: 'turn_aborted';
@@ -102,6 +133,8 @@ export type UxEvent =
   | ExecCommandEndEvent
   | SandboxNoticeEvent
   | WarningEvent
+  | PatchApplyBeginEvent
+  | PatchApplyEndEvent
   | TurnAbortedEvent;
 
 export type UxEventType = UxEvent['type'];

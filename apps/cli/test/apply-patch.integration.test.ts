@@ -1,0 +1,83 @@
+// apply_patch through what users run: the model's own `apply_patch <<'EOF'` through `ux exec` (the
+// door applies it, nothing is spawned), a sandboxed script calling `apply_patch` (it runs inside the
+// sandbox), and `ux apply-patch` itself.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useLeakCheck } from '@ux/test-utils';
+import { describe, expect, it } from 'vitest';
+import { makeHome, runUx } from './cli-harness.js';
+
+useLeakCheck();
+
+const NO_TMP = '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
+const patch = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
+
+describe('apply_patch', () => {
+  it('ux exec applies a model-style heredoc patch in the door, with the receipt the model expects', async () => {
+    const home = makeHome({ config: NO_TMP });
+    writeFileSync(join(home.workspace, 'a.txt'), 'one\ntwo\n');
+    const cmd = `apply_patch <<'EOF'\n${patch('*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** Add File: b.txt\n+bee\n')}EOF\n`;
+    const result = await runUx(['exec', '--', cmd], home);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(
+      'Wall time: 0.0000 seconds\nOutput:\nSuccess. Updated the following files:\nA b.txt\nM a.txt\n\n',
+    );
+    expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+    expect(readFileSync(join(home.workspace, 'b.txt'), 'utf8')).toBe('bee\n');
+  });
+
+  it('without a person to ask, a patch outside the workspace is refused and writes nothing', async () => {
+    const home = makeHome({ config: NO_TMP });
+    const cmd = `apply_patch <<'EOF'\n${patch('*** Add File: ../outside.txt\n+x\n')}EOF\n`;
+    const result = await runUx(['exec', '--', cmd], home);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('apply_patch rejected: no one could be asked for approval');
+    expect(existsSync(join(home.home, 'outside.txt'))).toBe(false);
+  });
+
+  it('a sandboxed script finds apply_patch on its PATH, and its writes obey the sandbox', async () => {
+    const home = makeHome({ config: NO_TMP });
+    writeFileSync(join(home.workspace, 'a.txt'), 'one\n');
+    writeFileSync(
+      join(home.workspace, 'inside.sh'),
+      `apply_patch <<'P'\n${patch('*** Update File: a.txt\n@@\n-one\n+ONE\n')}P\n`,
+    );
+    writeFileSync(
+      join(home.workspace, 'outside.sh'),
+      `apply_patch <<'P'\n${patch('*** Add File: ../escape.txt\n+x\n')}P\n`,
+    );
+    const result = await runUx(['exec', '--', 'bash inside.sh; bash outside.sh; echo "status=$?"'], home);
+    expect(result.stdout).toContain('Success. Updated the following files:\nM a.txt');
+    expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('ONE\n');
+    expect(result.stdout).toMatch(/read-only file system/i);
+    expect(result.stdout).toContain('status=1');
+    expect(existsSync(join(home.home, 'escape.txt'))).toBe(false);
+  });
+
+  it('ux apply-patch applies from stdin or its argument, and a bad patch changes nothing', async () => {
+    const home = makeHome();
+    writeFileSync(join(home.workspace, 'a.txt'), 'one\n');
+    const fromStdin = await runUx(['apply-patch'], home, { input: patch('*** Add File: s.txt\n+stdin\n') });
+    expect(fromStdin).toMatchObject({
+      status: 0,
+      stdout: 'Success. Updated the following files:\nA s.txt\n',
+    });
+    const fromArgument = await runUx(['apply-patch', patch('*** Delete File: s.txt\n')], home);
+    expect(fromArgument).toMatchObject({
+      status: 0,
+      stdout: 'Success. Updated the following files:\nD s.txt\n',
+    });
+    const bad = await runUx(
+      [
+        'apply-patch',
+        patch('*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: a.txt\n@@\n-missing\n+x\n'),
+      ],
+      home,
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/a\.txt/);
+    expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('one\n');
+    const empty = await runUx(['apply-patch'], home, { input: '' });
+    expect(empty.status).toBe(2);
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createSandboxRegistry, type EffectivePolicy, type ReviewDecision } from '@ux/protocol';
+import { tempDir } from '@ux/test-utils';
+import { describe, expect, it } from 'vitest';
+import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
+import { createOrchestrator } from './create-orchestrator.js';
+import { PATCH_OUTSIDE_NEVER } from './decide-patch.js';
+
+function setup(
+  options: {
+    approvalPolicy?: 'untrusted' | 'on-request' | 'never';
+    policy?: EffectivePolicy;
+    answer?: ReviewDecision;
+  } = {},
+) {
+  const reviewer = recordingReviewer(options.answer ?? { type: 'approved' });
+  const orchestrator = createOrchestrator({
+    sandboxRegistry: createSandboxRegistry({ fake: fakeBackend('fake') }),
+    platform: 'linux',
+    approvalPolicy: options.approvalPolicy ?? 'on-request',
+    policy: options.policy ?? WORKSPACE_WRITE,
+    reviewer,
+  });
+  const root = realpathSync(tempDir('ux-decide-patch-'));
+  const workspace = join(root, 'workspace');
+  mkdirSync(join(workspace, '.git', 'hooks'), { recursive: true });
+  writeFileSync(join(workspace, '.git', 'config'), '[core]\n');
+  const decide = (paths: string[]) =>
+    orchestrator.decidePatch({
+      callId: 'call-1',
+      cwd: workspace,
+      projectRoot: workspace,
+      paths,
+      summary: 'M x',
+    });
+  return { reviewer, decide, workspace, root };
+}
+
+describe('decidePatch', () => {
+  it('applies a patch inside the writable roots without asking', async () => {
+    const { decide, workspace, reviewer } = setup();
+    expect(await decide([join(workspace, 'src', 'a.ts'), join(workspace, 'new.txt')])).toEqual({
+      action: 'apply',
+      autoApproved: true,
+    });
+    expect(reviewer.requests).toEqual([]);
+  });
+
+  it('asks about a path outside, and approved, applies; denied, refuses', async () => {
+    const approved = setup();
+    const outside = join(dirname(approved.workspace), 'outside.txt');
+    expect(await approved.decide([outside])).toEqual({ action: 'apply', autoApproved: false });
+    expect(approved.reviewer.requests[0]).toMatchObject({
+      command: ['apply_patch', outside],
+      policy_reason: `the patch writes outside the writable roots: ${outside}`,
+      unsandboxed: 'now',
+      available_decisions: ['approved', 'denied', 'abort'],
+    });
+    const denied = setup({ answer: { type: 'denied' } });
+    expect(await denied.decide([join(dirname(denied.workspace), 'outside.txt')])).toEqual({
+      action: 'refuse',
+      reason: 'rejected by the user',
+    });
+  });
+
+  it('refuses protected and hidden paths whatever anyone would answer', async () => {
+    const { decide, workspace, reviewer } = setup();
+    const config = join(workspace, '.git', 'config');
+    expect(await decide([config])).toMatchObject({
+      action: 'refuse',
+      reason: expect.stringMatching(/^.*\.git\/config is protected \(/),
+    });
+    expect(await decide([join(workspace, '.git', 'hooks', 'pre-commit')])).toMatchObject({
+      action: 'refuse',
+    });
+    expect(reviewer.requests).toEqual([]);
+    const hidden = setup({ policy: DENY_READ });
+    expect(await hidden.decide([join(hidden.workspace, 'prod.env')])).toMatchObject({
+      action: 'refuse',
+      reason: expect.stringContaining('hidden by the deny-read policy'),
+    });
+  });
+
+  it('refuses outside paths under never, and asks about every patch under untrusted', async () => {
+    const never = setup({ approvalPolicy: 'never' });
+    expect(await never.decide([join(dirname(never.workspace), 'o.txt')])).toEqual({
+      action: 'refuse',
+      reason: PATCH_OUTSIDE_NEVER,
+    });
+    const untrusted = setup({ approvalPolicy: 'untrusted' });
+    expect(await untrusted.decide([join(untrusted.workspace, 'a.txt')])).toEqual({
+      action: 'apply',
+      autoApproved: false,
+    });
+    expect(untrusted.reviewer.requests).toHaveLength(1);
+  });
+});

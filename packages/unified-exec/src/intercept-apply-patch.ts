@@ -1,0 +1,145 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import {
+  ApplyPatchError,
+  applyPlan,
+  formatPatchSummary,
+  type PatchPlan,
+  parseApplyPatchInvocation,
+  planPatch,
+  touchedPaths,
+} from '@ux/apply-patch';
+import type { PatchChange } from '@ux/protocol/core';
+import type { DoorContext } from './door-context.js';
+import type { CallContext, ToolResponse } from './tool-response.js';
+
+/**
+ * An `exec_command` / `shell_command` whose command is an `apply_patch` invocation never spawns
+ * (spec §3.2 step 9): the door parses the patch, resolves every hunk against the files, asks the
+ * orchestrator whether every touched path may be written (protected and hidden paths are refused,
+ * paths outside the writable roots are asked about), then writes all files or none, emitting
+ * `patch_apply_begin` / `patch_apply_end`. Returns undefined for any other command.
+ */
+export async function interceptApplyPatch(
+  door: DoorContext,
+  cmd: string,
+  cwd: string,
+  context: CallContext,
+): Promise<ToolResponse | undefined> {
+  const invocation = parseApplyPatchInvocation(cmd);
+  if (invocation === undefined) return undefined;
+  if (invocation instanceof ApplyPatchError)
+    return refused(`apply_patch verification failed: ${invocation.message}`);
+  const workdir = invocation.workdir === undefined ? cwd : resolve(cwd, invocation.workdir);
+  if (!existsSync(workdir)) return refused(`apply_patch failed: cd ${invocation.workdir}: no such directory`);
+
+  let plan: PatchPlan;
+  try {
+    plan = await planPatch(invocation.parsed, { cwd: workdir });
+  } catch (error) {
+    return refused(`apply_patch verification failed: ${(error as Error).message}`);
+  }
+  const changes = patchChanges(plan);
+  const call = door.callSignal(context.signal);
+  try {
+    const decision = await door.orchestrator.decidePatch({
+      callId: context.callId,
+      ...(context.turnId ? { turnId: context.turnId } : {}),
+      cwd: workdir,
+      projectRoot: door.cwd,
+      // Compared with the writable roots as the kernel would see them: symlinks resolved.
+      paths: touchedPaths(plan).map(canonical),
+      summary: summaryLines(plan),
+      signal: call.signal,
+    });
+    if (decision.action === 'refuse')
+      return {
+        ...refused(`apply_patch rejected: ${decision.reason}`),
+        ...(decision.aborted ? { interruptTurn: true } : {}),
+      };
+
+    door.emit({
+      type: 'patch_apply_begin',
+      call_id: context.callId,
+      auto_approved: decision.autoApproved,
+      changes,
+    });
+    let text: string;
+    try {
+      text = formatPatchSummary(await applyPlan(plan));
+    } catch (error) {
+      const message = `apply_patch failed: ${(error as Error).message}; no file was changed`;
+      door.emit({
+        type: 'patch_apply_end',
+        call_id: context.callId,
+        success: false,
+        stdout: '',
+        stderr: message,
+        changes,
+      });
+      return refused(message);
+    }
+    door.emit({
+      type: 'patch_apply_end',
+      call_id: context.callId,
+      success: true,
+      stdout: text,
+      stderr: '',
+      changes,
+    });
+    // §3.2: no chunk id, no exit code, no session id, no token count, zero wall time.
+    return {
+      text: `Wall time: 0.0000 seconds\nOutput:\n${text}`,
+      success: true,
+      result: {
+        wall_time_seconds: 0,
+        output: text,
+        output_bytes: Buffer.byteLength(text),
+        output_lines: text.split('\n').length - 1,
+      },
+    };
+  } finally {
+    call.done();
+  }
+}
+
+function refused(message: string): ToolResponse {
+  return { text: message, success: false };
+}
+
+function patchChanges(plan: PatchPlan): PatchChange[] {
+  return plan.changes.map((change) => ({
+    path: change.path,
+    kind: change.kind,
+    ...(change.movedTo === undefined ? {} : { move_path: change.movedTo }),
+    added: change.added,
+    removed: change.removed,
+  }));
+}
+
+/** `A new.txt`, `M src/x.ts → src/y.ts`, `D old.txt`: what the person asked is shown. */
+function summaryLines(plan: PatchPlan): string {
+  const letter = { add: 'A', update: 'M', delete: 'D' } as const;
+  return plan.changes
+    .map((change) => {
+      const path = relative(plan.cwd, change.path) || change.path;
+      const moved = change.movedTo === undefined ? '' : ` → ${relative(plan.cwd, change.movedTo)}`;
+      return `${letter[change.kind]} ${path}${moved} (+${change.added} −${change.removed})`;
+    })
+    .join('\n');
+}
+
+/** The path with its nearest existing ancestor's symlinks resolved (the rest does not exist yet). */
+function canonical(path: string): string {
+  let existing = path;
+  const rest: string[] = [];
+  while (!existsSync(existing) && dirname(existing) !== existing) {
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+  try {
+    return join(realpathSync(existing), ...rest);
+  } catch {
+    return path;
+  }
+}
