@@ -10,6 +10,7 @@ export interface ApprovalTextOptions {
 export function approvalHeadline(request: ApprovalRequest): string {
   // An exec the zsh fork intercepted inside an approved command: one program, asked on its own.
   if (request.approval_id !== undefined) return 'a running command wants to start this program; allow it?';
+  if (request.command[0] === 'apply_patch') return 'apply this patch? (ux writes the files itself)';
   if (!request.retry) return 'approve this command?';
   return request.unsandboxed === 'now'
     ? 'the sandbox blocked this command; run it again WITHOUT the sandbox?'
@@ -23,7 +24,12 @@ export function approvalHeadline(request: ApprovalRequest): string {
 export function approvalDetails(request: ApprovalRequest): { label: string; text: string }[] {
   const details = [
     {
-      label: request.approval_id !== undefined ? 'program' : 'command',
+      label:
+        request.approval_id !== undefined
+          ? 'program'
+          : request.command[0] === 'apply_patch'
+            ? 'patch'
+            : 'command',
       text: request.display_command ?? shlexJoin(request.command),
     },
     { label: 'in', text: request.cwd },
@@ -41,6 +47,10 @@ export function approvalDetails(request: ApprovalRequest): { label: string; text
 export function sandboxEffect(request: ApprovalRequest): string {
   if (request.network_approval_context)
     return `approving lets it reach ${request.network_approval_context.host}`;
+  if (request.command[0] === 'apply_patch')
+    return request.unsandboxed === 'now'
+      ? 'approving lets ux write these files outside the sandbox'
+      : 'approving lets ux write these files (all inside the writable roots)';
   switch (request.unsandboxed) {
     case 'now':
       return 'approving runs it OUTSIDE the sandbox (full access to your files and network)';

@@ -4,9 +4,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useLeakCheck } from '@ux/test-utils';
-import { describe, expect, it } from 'vitest';
-import { makeHome, runUx } from './cli-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeHome, runUx, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
 
+beforeAll(() => warmUpTerminalSpawner());
 useLeakCheck();
 
 const NO_TMP = '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
@@ -33,6 +34,20 @@ describe('apply_patch', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('apply_patch rejected: no one could be asked for approval');
     expect(existsSync(join(home.home, 'outside.txt'))).toBe(false);
+  });
+
+  it('at a terminal, asks about a path outside in patch words, and one key applies it', async () => {
+    const home = makeHome({ config: NO_TMP });
+    const cmd = `apply_patch <<'EOF'\n${patch('*** Add File: ../outside.txt\n+hello\n')}EOF\n`;
+    const session = await startUxInTerminal(['exec', '--', cmd], home);
+    await session.waitFor('apply this patch? (ux writes the files itself)');
+    await session.waitFor('patch:   A ../outside.txt (+1 −0)');
+    await session.waitFor('approving lets ux write these files outside the sandbox');
+    await session.waitFor('Press y/n/x');
+    await session.type('y');
+    await session.waitFor('A ../outside.txt');
+    expect(await session.exitCode()).toBe(0);
+    expect(readFileSync(join(home.home, 'outside.txt'), 'utf8')).toBe('hello\n');
   });
 
   it('a sandboxed script finds apply_patch on its PATH, and its writes obey the sandbox', async () => {

@@ -84,12 +84,12 @@ export async function decidePatch(
   if (outside.length === 0 && policy !== 'untrusted') return { action: 'apply', autoApproved: true };
   if (outside.length > 0 && policy === 'never') return { action: 'refuse', reason: PATCH_OUTSIDE_NEVER };
 
+  const id = decider.newApprovalId();
   const question: ApprovalRequest = {
     call_id: request.callId,
-    approval_id: decider.newApprovalId(),
     ...(request.turnId ? { turn_id: request.turnId } : {}),
     command: ['apply_patch', ...request.paths],
-    display_command: `apply_patch\n${request.summary}`,
+    display_command: request.summary.split('\n').join(', '),
     cwd: request.cwd,
     policy_reason:
       outside.length > 0
@@ -113,7 +113,8 @@ export async function decidePatch(
       },
       hooks: 'allow_and_deny',
       reviewer: decider.reviewer,
-      cacheKey: `patch:${question.approval_id}`,
+      // Every patch is asked about on its own: never answered from the session's cache.
+      cacheKey: `patch:${id}`,
       signal: request.signal ?? new AbortController().signal,
     });
   } catch (error) {
