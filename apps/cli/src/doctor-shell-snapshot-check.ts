@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxBackend } from '@ux/protocol/core';
 import { captureShellSnapshot, createLocalSpawner, snapshotShellKind } from '@ux/spawn';
+import { SNAPSHOT_CAPTURE_POLICY } from '@ux/unified-exec';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import type { Io } from './io.js';
@@ -46,13 +47,7 @@ export async function doctorShellSnapshotCheck(
             wrap: async (launch) => {
               const plan = await backend.plan({
                 ...launch,
-                policy: {
-                  fileSystem: {
-                    kind: 'restricted',
-                    entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }],
-                  },
-                  network: 'restricted',
-                },
+                policy: SNAPSHOT_CAPTURE_POLICY,
                 tty: false,
               });
               return {

@@ -16,6 +16,7 @@ export { MAX_UNIFIED_EXEC_PROCESSES, PRUNE_PROTECTED_RECENT } from './process-st
 export { renderResponseText } from './render-response.js';
 export { resolveArgv } from './resolve-argv.js';
 export { DEFAULT_SHELL_COMMAND_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './shell-command.js';
+export { ShellSnapshots, SNAPSHOT_CAPTURE_POLICY } from './shell-snapshots.js';
 export type { CallContext, ToolResponse } from './tool-response.js';
 export { approxTokenCount, formattedTruncate } from './truncate-output.js';
 export { CTRL_C, MAX_WRITE_STDIN_BYTES, POST_WRITE_SETTLE_MS } from './write-stdin.js';

@@ -1,5 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import {
   ApplyPatchError,
   applyPlan,
@@ -9,7 +9,7 @@ import {
   planPatch,
   touchedPaths,
 } from '@ux/apply-patch';
-import type { PatchChange } from '@ux/protocol/core';
+import { canonicalize, nodeFsView, type PatchChange } from '@ux/protocol/core';
 import type { DoorContext } from './door-context.js';
 import type { CallContext, ToolResponse } from './tool-response.js';
 
@@ -48,7 +48,7 @@ export async function interceptApplyPatch(
       cwd: workdir,
       projectRoot: door.cwd,
       // Compared with the writable roots as the kernel would see them: symlinks resolved.
-      paths: touchedPaths(plan).map(canonical),
+      paths: touchedPaths(plan).map((path) => canonicalize(path, nodeFsView())),
       summary: summaryLines(plan),
       signal: call.signal,
     });
@@ -127,19 +127,4 @@ function summaryLines(plan: PatchPlan): string {
       return `${letter[change.kind]} ${path}${moved} (+${change.added} −${change.removed})`;
     })
     .join('\n');
-}
-
-/** The path with its nearest existing ancestor's symlinks resolved (the rest does not exist yet). */
-function canonical(path: string): string {
-  let existing = path;
-  const rest: string[] = [];
-  while (!existsSync(existing) && dirname(existing) !== existing) {
-    rest.unshift(basename(existing));
-    existing = dirname(existing);
-  }
-  try {
-    return join(realpathSync(existing), ...rest);
-  } catch {
-    return path;
-  }
 }

@@ -15,7 +15,7 @@ import { PINNED_ENVIRONMENT } from './build-environment.js';
 import type { ProcessStarter } from './door-context.js';
 
 /** What the login files may do while they are captured: read, nothing else. */
-const CAPTURE_POLICY: EffectivePolicy = {
+export const SNAPSHOT_CAPTURE_POLICY: EffectivePolicy = {
   fileSystem: { kind: 'restricted', entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }] },
   network: 'restricted',
 };
@@ -123,7 +123,7 @@ export class ShellSnapshots {
       ...(backend
         ? {
             wrap: async (launch: { argv: string[]; cwd: string; env: Record<string, string> }) => {
-              const plan = await backend.plan({ ...launch, policy: CAPTURE_POLICY, tty: false });
+              const plan = await backend.plan({ ...launch, policy: SNAPSHOT_CAPTURE_POLICY, tty: false });
               return {
                 argv: [...plan.argv],
                 cwd: plan.cwd,

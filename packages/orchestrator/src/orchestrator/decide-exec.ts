@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import {
   type AdditionalPermissions,
@@ -192,9 +192,5 @@ function writableBySandbox(policy: EffectivePolicy, program: string, request: Ex
 }
 
 function isExecutableFile(path: string): boolean {
-  try {
-    return existsSync(path) && statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
 }

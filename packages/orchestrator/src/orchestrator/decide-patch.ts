@@ -1,11 +1,11 @@
 import { homedir } from 'node:os';
-import { sep } from 'node:path';
 import {
   type ApprovalPolicy,
   type ApprovalRequest,
   approvalPolicyName,
   type EffectivePolicy,
   globToRegExp,
+  isUnder,
   nodeFsView,
   resolveSandboxLayout,
 } from '@ux/protocol/core';
@@ -65,13 +65,13 @@ export async function decidePatch(
   const globs = layout.unreadableGlobs.map((pattern) => globToRegExp(pattern));
   const outside: string[] = [];
   for (const path of request.paths) {
-    if (layout.unreadable.some((hidden) => within(path, hidden)) || globs.some((glob) => glob.test(path)))
+    if (layout.unreadable.some((hidden) => isUnder(path, hidden)) || globs.some((glob) => glob.test(path)))
       return {
         action: 'refuse',
         reason: `${path} is hidden by the deny-read policy; the patch was not applied`,
       };
-    const root = layout.writableRoots.find((candidate) => within(path, candidate.root));
-    const protectedEntry = root?.readOnly.find((entry) => within(path, entry.path));
+    const root = layout.writableRoots.find((candidate) => isUnder(path, candidate.root));
+    const protectedEntry = root?.readOnly.find((entry) => isUnder(path, entry.path));
     if (protectedEntry)
       return {
         action: 'refuse',
@@ -123,8 +123,4 @@ export async function decidePatch(
     return { action: 'refuse', reason: error instanceof Error ? error.message : String(error) };
   }
   return { action: 'apply', autoApproved: false };
-}
-
-function within(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
