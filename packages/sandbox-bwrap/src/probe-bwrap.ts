@@ -16,7 +16,10 @@ function run(
   timeoutMs = 10_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin' } }, (error, stdout, stderr) => {
+    // Its own process group: a person's Ctrl-C at the terminal (meant for a command) must not kill
+    // the probe and make the sandbox look unavailable.
+    const options = { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin' }, detached: true };
+    execFile(file, args, options, (error, stdout, stderr) => {
       const code = error ? (((error as { code?: unknown }).code as number | null) ?? 1) : 0;
       resolve({ code: typeof code === 'number' ? code : 1, stdout: String(stdout), stderr: String(stderr) });
     });
