@@ -173,6 +173,27 @@ export function pidsMatching(marker: string): number[] {
   return found;
 }
 
+/**
+ * Waits until the test's command (carrying `marker`) runs: a process other than ux names it.
+ * Counting every process whose command line names the marker is not enough: a child ux has just
+ * forked still carries ux's own command line (and name), and a signal sent in that moment lands on
+ * the fork, not on the command.
+ */
+export async function waitForCommandRunning(marker: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const notUx = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'node';
+    } catch {
+      return false;
+    }
+  };
+  while (!pidsMatching(marker).some(notUx)) {
+    if (Date.now() > deadline) throw new Error(`no process running the script marked "${marker}" appeared`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Waits until no process carrying `marker` is left. */
 export async function expectNoneMatching(marker: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

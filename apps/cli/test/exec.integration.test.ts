@@ -11,6 +11,7 @@ import {
   runUx,
   startUxInTerminal,
   uniqueMarker,
+  waitForCommandRunning,
   warmUpTerminalSpawner,
 } from './cli-harness.js';
 
@@ -102,7 +103,7 @@ describe('ux exec: receipts', () => {
       env: home.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    await waitForCommandRunning(`${marker}; echo`);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -132,7 +133,7 @@ describe('ux exec: receipts', () => {
     child.stderr.on('data', (chunk) => {
       stderr += String(chunk);
     });
-    while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    await waitForCommandRunning(`${marker}; echo`);
     child.kill('SIGINT');
     const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
     expect(status).toBe(130);

@@ -10,6 +10,7 @@ import {
   pidsMatching,
   startUxInTerminal,
   uniqueMarker,
+  waitForCommandRunning,
   warmUpTerminalSpawner,
 } from './cli-harness.js';
 
@@ -136,8 +137,7 @@ describe('ux exec --receipt on a terminal', () => {
       ['exec', '--receipt', '--', `: ${marker}; echo started; sleep 60`],
       home,
     );
-    // ux's own argv names the marker too: wait for the command beside it.
-    while (pidsMatching(`${marker}; echo`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    await waitForCommandRunning(`${marker}; echo`);
     await ux.type('\u0003');
     const said = await ux.waitFor(/the command keeps running as session (\d+)/);
     expect(said).toContain('ux: stopped waiting');

@@ -9,19 +9,48 @@ export interface BwrapFeatures {
   argv0: boolean;
 }
 
-/** Runs a command with a deadline and returns what it printed. */
-function run(
-  file: string,
-  args: string[],
-  timeoutMs = 10_000,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** A signal from outside (not our deadline) ended it. */
+  interrupted?: boolean;
+}
+
+/**
+ * Runs a command with a deadline and returns what it printed. It runs in its own session, so a
+ * person's Ctrl-C at the terminal does not reach it; but a Ctrl-C that lands between the fork and
+ * the child's setsid is still delivered to the child once it unblocks its signals. A probe ended by a
+ * signal it did not ask for says nothing about bubblewrap, so it runs again (twice at most).
+ */
+async function run(file: string, args: string[], timeoutMs = 10_000): Promise<RunResult> {
+  let result = await runOnce(file, args, timeoutMs);
+  for (let attempt = 0; result.interrupted && attempt < 2; attempt++)
+    result = await runOnce(file, args, timeoutMs);
+  return result;
+}
+
+function runOnce(file: string, args: string[], timeoutMs: number): Promise<RunResult> {
   return new Promise((resolve) => {
-    // Its own process group: a person's Ctrl-C at the terminal (meant for a command) must not kill
-    // the probe and make the sandbox look unavailable.
     const options = { timeout: timeoutMs, env: { PATH: '/usr/bin:/bin' }, detached: true };
     execFile(file, args, options, (error, stdout, stderr) => {
-      const code = error ? (((error as { code?: unknown }).code as number | null) ?? 1) : 0;
-      resolve({ code: typeof code === 'number' ? code : 1, stdout: String(stdout), stderr: String(stderr) });
+      if (!error) return resolve({ code: 0, stdout: String(stdout), stderr: String(stderr) });
+      const { code, signal, killed } = error as { code?: unknown; signal?: unknown; killed?: boolean };
+      // A failure without output (not started, killed, timed out) still says what happened.
+      const why =
+        typeof signal === 'string'
+          ? killed
+            ? `no answer within ${timeoutMs} ms`
+            : `killed by ${signal}`
+          : typeof code === 'number'
+            ? ''
+            : error.message;
+      resolve({
+        code: typeof code === 'number' ? code : 1,
+        stdout: String(stdout),
+        stderr: String(stderr) || why,
+        interrupted: typeof signal === 'string' && !killed,
+      });
     });
   });
 }
