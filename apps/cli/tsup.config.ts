@@ -93,7 +93,13 @@ function assertExternalVersions(): void {
       dependencies?: Record<string, string>;
     };
   const cli = read('./package.json');
-  for (const name of ['spawn', 'orchestrator', 'exec-server', 'sandbox-windows-token']) {
+  for (const name of [
+    'spawn',
+    'exec-server-client',
+    'orchestrator',
+    'exec-server',
+    'sandbox-windows-token',
+  ]) {
     const pkg = read(`../../packages/${name}/package.json`);
     for (const [dependency, version] of Object.entries(pkg.dependencies ?? {})) {
       if (!external.includes(dependency) || dependency.startsWith('@ux/')) continue;

@@ -1,5 +1,5 @@
 // bench/exec-server: ux's exec-server against Codex's (0.169.0, from interop/codex), both driven by the
-// same client (the exec-server spawner of @ux/spawn) over stdio, alternating, in one run.
+// same client (the exec-server spawner of @ux/exec-server-client) over stdio, alternating, in one run.
 //   exec_server.throughput.ratio     64 MiB of output, start to closed: ours / Codex's MiB/s (target >= 3)
 //   exec_server.true_latency.ratio   `true`, start request to exit notification: Codex's / ours (target >= 1.0)
 // Without Codex installed (`npm ci --prefix interop/codex`) only our own figures are printed.
@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createExecServerSpawner, spawnStdioExecServer } from '@ux/spawn';
+import { createExecServerSpawner, spawnStdioExecServer } from '@ux/exec-server-client';
 import { alternate, report, timeMs } from '../lib/report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');

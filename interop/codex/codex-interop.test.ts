@@ -1,4 +1,4 @@
-// ux's exec-server client (the exec-server spawner of @ux/spawn) against Codex's real exec-server
+// ux's exec-server client (the exec-server spawner of @ux/exec-server-client) against Codex's real exec-server
 // 0.169.0, started over stdio as the native binary. Codex's documented differences from ux's server are
 // asserted as they are (a terminal's signal death reads as exit 1; no resize).
 import { spawn } from 'node:child_process';
@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Outside the pnpm workspace: the packages are loaded from their builds (`pnpm build` first).
-import { runToEnd, waitForOutput } from '../../packages/protocol/dist/testing/index.js';
 import {
   connectWebSocketExecServer,
   createExecServerSpawner,
   ExecServerRequestError,
   spawnStdioExecServer,
-} from '../../packages/spawn/dist/index.js';
+} from '../../packages/exec-server-client/dist/index.js';
+// Outside the pnpm workspace: the packages are loaded from their builds (`pnpm build` first).
+import { runToEnd, waitForOutput } from '../../packages/protocol/dist/testing/index.js';
 import { useLeakCheck } from '../../tooling/test-utils/dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

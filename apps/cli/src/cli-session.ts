@@ -3,6 +3,7 @@ import { homedir, userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   type ConfigOverride,
+  chooseEnvironment,
   type DenyReadEntry,
   GLOB_CHARACTERS,
   planTools,
@@ -11,6 +12,7 @@ import {
   resolveSessionSettings,
   type SessionResolution,
   type ToolPlan,
+  toolPlanEnvironments,
 } from '@ux/features';
 import {
   type ApprovalPolicy,
@@ -44,6 +46,8 @@ export interface SessionFlags {
   denyRead?: string[];
   /** `-c key=value`, written over config.toml. */
   configOverrides?: ConfigOverride[];
+  /** `--env NAME`: the environment commands run in when a call does not say. */
+  environment?: string;
 }
 
 /** Everything a command needs from configuration, resolved once. */
@@ -93,8 +97,14 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
           ? undefined
           : { value: flags.network, flag: flags.network ? '--network' : '--no-network' },
       denyRead: flags.denyRead?.map((value) => ({ value, flag: `--deny-read ${value}` })),
+      environment:
+        flags.environment === undefined
+          ? undefined
+          : { value: flags.environment, flag: `--env ${flags.environment}` },
     },
   });
+  // An --env that names nothing (or something forbidden) is refused before anything starts.
+  if (flags.environment !== undefined) chooseEnvironment(settings, flags.environment);
   const userShell = io.env.SHELL || safeUserShell() || '/bin/bash';
   const home = configPaths(io.env).home;
   const toolPlan = planTools({
@@ -105,6 +115,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
       ? zshForkPaths(home, configuration.user?.zshFork)
       : configuration.user?.zshFork,
     allowLoginShell: configuration.user?.allowLoginShell,
+    environments: toolPlanEnvironments(settings.environments),
   });
   const bwrapPath = configuration.user?.bwrapPath?.value;
   return {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -12,6 +12,8 @@ import type { EffectivePolicy, Reviewer, SandboxRegistry } from '@ux/protocol/co
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
+import { applyPatchBin } from './apply-patch-bin.js';
+import { createCliEnvironments } from './cli-environments.js';
 import { type CliSession, sandboxPolicyFor } from './cli-session.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 
@@ -29,6 +31,8 @@ export interface CliDoorOptions {
    * default the mode's policy with `[sandbox_workspace_write]`.
    */
   policy?: EffectivePolicy;
+  /** What an environment's server says on stderr (its log), by environment id; default dropped. */
+  onServerLog?: (id: string, text: string) => void;
 }
 
 /**
@@ -40,7 +44,14 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   const { settings } = session;
   const ruleFiles = [...(await listRuleFiles(session.rulesDirectory)), ...settings.rules];
   const rules = await loadRuleFiles(ruleFiles, { homeDir: options.env.HOME ?? homedir() });
+  // Remote environments connect on their first command; their sandboxes are applied by their servers.
+  const environments = createCliEnvironments(settings.environments, {
+    env: options.env,
+    cwd: options.cwd,
+    ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
+  });
   const orchestrator = createOrchestrator({
+    environments: environments.sandboxes,
     sandboxRegistry:
       options.sandboxRegistry ??
       createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions),
@@ -67,6 +78,9 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     orchestrator,
     spawner: createLocalSpawner(),
     toolPlan: session.toolPlan,
+    environments: environments.door,
+    defaultEnvironment: settings.defaultEnvironment,
+    localEnvironment: settings.environments.some((environment) => environment.kind === 'local'),
     cwd: options.cwd,
     userShell: session.userShell,
     allowLoginShell: session.configuration.user?.allowLoginShell,
@@ -78,12 +92,12 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     // Snapshots hold the login environment: under $UX_HOME (0700), each removed when its session ends.
     shellSnapshotDir: join(dirname(session.rulesDirectory), 'shell-snapshots'),
   });
-  if (!broker) return door;
   return {
     ...door,
     async shutdown() {
       await door.shutdown();
-      await broker.close();
+      await environments.close();
+      await broker?.close();
     },
   };
 }
@@ -99,30 +113,4 @@ function runtimeDirectory(session: CliSession): string {
     return preferred;
   }
   return tmpdir();
-}
-
-/**
- * `apply_patch` and `applypatch` for the commands' PATH: scripts in `$UX_HOME/bin` that run
- * `ux apply-patch`, so a script that calls apply_patch works too (inside the sandbox, whose rules its
- * writes then follow). A model's own `apply_patch <<'EOF'` never gets there: the door intercepts it.
- */
-function applyPatchBin(binDir: string): string[] {
-  const ux = process.argv[1];
-  if (!ux) return [];
-  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  const script = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(realpathSync(ux))} apply-patch "$@"\n`;
-  try {
-    mkdirSync(binDir, { recursive: true, mode: 0o755 });
-    for (const name of ['apply_patch', 'applypatch']) {
-      const target = join(binDir, name);
-      if (existsSync(target) && readFileSync(target, 'utf8') === script) continue;
-      const temporary = `${target}.${process.pid}`;
-      writeFileSync(temporary, script, { mode: 0o755 });
-      renameSync(temporary, target);
-    }
-  } catch {
-    // Without it, only scripts that call apply_patch lose it; the model's own calls still work.
-    return [];
-  }
-  return [binDir];
 }

@@ -4,6 +4,7 @@ import { createLocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import { doctorConfigChecks } from './doctor-config-checks.js';
+import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
 import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
@@ -15,8 +16,9 @@ import { UsageError } from './usage-error.js';
 export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
 
 Checks what ux needs here: Node, node-pty, the config and requirements files, the rule files, the
-paths and backend ids the config names, and every sandbox backend (found, version, features,
-whether a real sandbox starts). Exits 1 when ux cannot run as configured (every ux exec would
+paths and backend ids the config names, every sandbox backend (found, version, features,
+whether a real sandbox starts), and every configured remote environment (reachable, which server,
+whether it applies sandboxes). Exits 1 when ux cannot run as configured (every ux exec would
 fail), and says how to fix it; what ux runs without (a writable root that does not exist) is a
 warning.
 
@@ -176,6 +178,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       });
     }
     checks.push(await doctorShellSnapshotCheck(session, io, chosenBackend));
+    checks.push(...(await doctorEnvironmentChecks(session, io)));
   }
 
   const ok = checks.every((check) => check.status !== 'fail');

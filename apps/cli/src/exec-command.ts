@@ -47,6 +47,8 @@ Options:
   --yield-ms N           with a receipt: wait up to N ms for output before it (default 10000)
   --approval POLICY      untrusted, on-failure, on-request or never (default from config)
   --cwd DIR              working directory (default the current one)
+  --env NAME             run in the environment NAME: local, or a ux exec-server configured as
+                         [environments.NAME] (default: default_environment, else local)
 ${policyHelp(EXEC_SANDBOX_MODES)}  --receipt              print the model's receipt even on a terminal
   --json                 print the structured result instead of the receipt
   -h, --help             this help
@@ -65,6 +67,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       'yield-ms': { type: 'string' },
       approval: { type: 'string' },
       cwd: { type: 'string' },
+      env: { type: 'string' },
       ...POLICY_OPTIONS,
       json: { type: 'boolean' },
       receipt: { type: 'boolean' },
@@ -98,7 +101,11 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     helpCommand: HELP_COMMAND,
     modes: EXEC_SANDBOX_MODES,
   });
-  const session = loadPolicySession(io, { ...flags, approvalPolicy }, HELP_COMMAND);
+  const session = loadPolicySession(
+    io,
+    { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environment: values.env }) },
+    HELP_COMMAND,
+  );
   const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
   // shell_zsh_fork without the composition offers shell_command only: run through it, one shot.
   const oneShot =

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { connectWebSocketExecServer, createLocalSpawner, ExecServerClient } from '@ux/spawn';
+import { connectWebSocketExecServer, ExecServerClient } from '@ux/exec-server-client';
+import { createLocalSpawner } from '@ux/spawn';
 import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execServerCommand } from './exec-server-command.js';

@@ -1,9 +1,11 @@
+import { dirname, join } from 'node:path';
 import {
   ExecServerArgsError,
   parseExecServerArgs,
   type RunExecServerDependencies,
   runExecServer,
 } from '@ux/exec-server';
+import { applyPatchBin } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
@@ -41,7 +43,9 @@ export async function execServerCommand(
     }
     const sandboxRegistry = (enabled?: readonly string[]) =>
       createCliSandboxRegistry(enabled, session.backendOptions);
-    return await runExecServer(parsed, io, { sandboxRegistry, ...deps });
+    // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
+    const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
+    return await runExecServer(parsed, io, { sandboxRegistry, prependPathDirs: helpers, ...deps });
   } catch (error) {
     if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');
     throw error;

@@ -54,6 +54,9 @@ names the file and line.
 
 Options:
   --cwd DIR              the session directory (default the current one)
+  --env NAME             where commands run when a call does not say: local, or a ux exec-server
+                         configured as [environments.NAME] (default: default_environment, else local);
+                         with several environments the model may choose per call (environment_id)
   --approval POLICY      untrusted, on-failure, on-request or never (default from config)
 ${policyHelp(MCP_SANDBOX_MODES)}  -h, --help             this help
 `;
@@ -69,6 +72,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     args,
     {
       cwd: { type: 'string' },
+      env: { type: 'string' },
       approval: { type: 'string' },
       ...POLICY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
@@ -95,7 +99,11 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   let session: CliSession;
   let policy: EffectivePolicy;
   try {
-    session = loadPolicySession(io, { ...flags, approvalPolicy }, HELP_COMMAND);
+    session = loadPolicySession(
+      io,
+      { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environment: values.env }) },
+      HELP_COMMAND,
+    );
     policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
   } catch (error) {
     if (ConfigError.isInstance(error)) return serveStartupError(error.message, io);

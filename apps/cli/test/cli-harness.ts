@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ExecProcess } from '@ux/protocol';
 import { isAlive } from '@ux/protocol/testing';
 import { createLocalSpawner } from '@ux/spawn';
@@ -209,4 +211,27 @@ let markers = 0;
 /** A word unique to this test run, to find a test's processes by. */
 export function uniqueMarker(): string {
   return `uxmark${process.pid}x${++markers}`;
+}
+
+/** The MCP SDK's own client for `ux mcp ARGS…` in `home`, not connected yet. */
+export function mcpClient(
+  home: UxHome,
+  args: string[] = [],
+): { client: Client; transport: StdioClientTransport } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    cwd: home.workspace,
+    env: home.env,
+    stderr: 'pipe',
+  });
+  return { client: new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} }), transport };
+}
+
+/** `mcpClient`, connected, and closed after the test. */
+export async function connectMcp(home: UxHome, args: string[] = []): Promise<Client> {
+  const { client, transport } = mcpClient(home, args);
+  await client.connect(transport);
+  onTestFinished(() => client.close());
+  return client;
 }

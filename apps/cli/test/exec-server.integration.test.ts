@@ -1,14 +1,19 @@
-// `ux exec-server` as a real child process, driven by the remote spawner of @ux/spawn.
+// `ux exec-server` as a real child process, driven by the remote spawner of @ux/exec-server-client.
+
+import {
+  createExecServerSandbox,
+  createExecServerSpawner,
+  spawnStdioExecServer,
+} from '@ux/exec-server-client';
 import type { EffectivePolicy, ExecProcess } from '@ux/protocol';
 import { runToEnd, waitForOutput } from '@ux/protocol/testing';
-import { createExecServerSandbox, createExecServerSpawner, spawnStdioExecServer } from '@ux/spawn';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
 
-/** The remote spawner of `@ux/spawn`, speaking to `ux exec-server --listen stdio` as a child process. */
+/** The remote spawner of `@ux/exec-server-client`, speaking to `ux exec-server --listen stdio` as a child process. */
 const localExecServer = (home: UxHome) =>
   createExecServerSpawner({
     name: 'remote environment "local-test"',

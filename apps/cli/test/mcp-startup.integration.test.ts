@@ -6,21 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';
+import { BIN, makeHome, mcpClient, runUx, type UxHome } from './cli-harness.js';
 import { McpWire } from './mcp-wire.js';
 
 useLeakCheck();
 
 /** What the MCP SDK's own client gets from `client.connect` to `ux mcp ARGS…`: the error it throws. */
 async function connectError(home: UxHome, args: string[] = []): Promise<string> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    cwd: home.workspace,
-    env: home.env,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
+  const { client, transport } = mcpClient(home, args);
   try {
     await client.connect(transport);
   } catch (error) {

@@ -4,11 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';
+import { connectMcp, makeHome, runUx, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
 
@@ -17,16 +15,7 @@ const NO_TMP = '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmp
 
 /** `ux mcp ARGS…` under the MCP SDK's own client, closed after the test. */
 async function mcp(home: UxHome, args: string[]) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    cwd: home.workspace,
-    env: home.env,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(transport);
-  onTestFinished(() => client.close());
+  const client = await connectMcp(home, args);
   return async (cmd: string, extra: Record<string, unknown> = {}) => {
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd, ...extra } });
     const text = (result.content as { text: string }[]).map((part) => part.text).join('');

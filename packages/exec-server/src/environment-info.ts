@@ -1,7 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
 import { basename } from 'node:path';
-import { type EnvironmentInfo, UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol';
-import { fileUriFromPath } from './file-uri.js';
+import { type EnvironmentInfo, fileUriFromPath, UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol';
 
 export interface EnvironmentFacts {
   version: string;
@@ -11,6 +10,8 @@ export interface EnvironmentFacts {
   sandboxing: boolean;
   /** Whether `process/start` accepts `shellSnapshot` (Codex's `shellSnapshotV2`). */
   shellSnapshots: boolean;
+  /** Helper directories clients put first on PATH (absolute paths here). */
+  prependPathDirs?: readonly string[];
 }
 
 /**
@@ -27,7 +28,7 @@ export function environmentInfo(facts: EnvironmentFacts): EnvironmentInfo {
     userHomeDir: fileUriFromPath(homedir()),
     platformOs:
       facts.platform === 'darwin' ? 'macos' : facts.platform === 'win32' ? 'windows' : facts.platform,
-    prependPathDirs: [],
+    prependPathDirs: (facts.prependPathDirs ?? []).map(fileUriFromPath),
     temporaryDirectories: [],
     tempDir: fileUriFromPath(tmpdir()),
     capabilities: {

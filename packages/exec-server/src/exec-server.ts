@@ -36,6 +36,11 @@ export interface ExecServerOptions {
   stateDir?: string;
   /** How long a shell snapshot's capture may take; default 5000 ms. */
   shellSnapshotTimeoutMs?: number;
+  /**
+   * Directories of helper programs (the CLI's `apply_patch`) advertised as `prependPathDirs`: clients
+   * put them first on their commands' PATH. Absolute paths on this host; default none.
+   */
+  prependPathDirs?: readonly string[];
 }
 
 /** A process host speaking the exec-server protocol to any number of connections. */
@@ -109,6 +114,7 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
         platform,
         sandboxing: choice.available,
         shellSnapshots: snapshots !== undefined,
+        prependPathDirs: options.prependPathDirs ?? [],
       });
     },
     log,

@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import {
+  fileUriFromPath,
   fsCanonicalizeParamsSchema,
   fsCreateDirectoryParamsSchema,
   fsGetMetadataParamsSchema,
@@ -8,11 +9,11 @@ import {
   fsRemoveParamsSchema,
   fsWriteFileParamsSchema,
   isBase64,
+  pathFromFileUri,
   type SandboxContext,
 } from '@ux/protocol';
-import { fileUriFromPath, pathFromFileUri } from './file-uri.js';
 import { parseParams } from './parse-params.js';
-import { internalError, invalidParams, notFound, RpcError } from './rpc-error.js';
+import { decodeParams, internalError, invalidParams, notFound, RpcError } from './rpc-error.js';
 
 /** Largest file `fs/readFile` returns in one response (the wire carries base64 in one message). */
 const MAX_READ_FILE_BYTES = 32 * 1024 * 1024;
@@ -105,7 +106,7 @@ function target(uri: string, sandbox: SandboxContext | null | undefined): string
       'fs methods with a sandbox are not supported by this exec-server; send "sandbox": null (its file access is not confined)',
     );
   }
-  return pathFromFileUri(uri, 'path');
+  return decodeParams(() => pathFromFileUri(uri, 'path'));
 }
 
 async function guard<T>(run: () => Promise<T>): Promise<T> {

@@ -1,17 +1,21 @@
-// The exec-server spawner of @ux/spawn against this server as a real child process: the Spawner
+// The exec-server spawner of @ux/exec-server-client against this server as a real child process: the Spawner
 // conformance suite over stdio and over WebSocket, and the failures a caller must see.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExecProcess, SandboxUnavailableError, SpawnFailedError } from '@ux/protocol';
-import { describeConformance, runToEnd, spawnerConformanceChecks, waitForOutput } from '@ux/protocol/testing';
 import {
   connectWebSocketExecServer,
   createExecServerSandbox,
   createExecServerSpawner,
   type ExecServerSpawner,
   spawnStdioExecServer,
-  wireSandboxContext,
-} from '@ux/spawn';
+} from '@ux/exec-server-client';
+import {
+  type ExecProcess,
+  encodeSandboxContext,
+  SandboxUnavailableError,
+  SpawnFailedError,
+} from '@ux/protocol';
+import { describeConformance, runToEnd, spawnerConformanceChecks, waitForOutput } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PATH, SERVER_BIN, startWebSocketServer } from './test-support.js';
@@ -123,7 +127,7 @@ describe('failures the caller sees', () => {
     });
     const { text, status } = await runToEnd(victim, 10_000);
     expect(text).toMatch(
-      /^started\n\n\[ux: lost the exec-server before the process ended: the exec-server `.*` was killed by SIGKILL\]\n$/,
+      /^started\n\n\[ux: box disconnected: the exec-server `.*` was killed by SIGKILL; what became of the process there is unknown\]\n$/,
     );
     expect(status.exitCode).toBe(-1);
     const next = await spawner.spawn({ ...request, argv: ['echo', 'again'] });
@@ -186,7 +190,7 @@ describe('sandboxes through the exec-server', () => {
     const probe = await createExecServerSandbox(spawner).probe();
     expect(probe).toMatchObject({ available: false, reason: expect.stringContaining('does not advertise') });
     const workspace = tempDir('ux-es-remote-nobox-');
-    const sandbox = wireSandboxContext({
+    const sandbox = encodeSandboxContext({
       argv: ['true'],
       cwd: workspace,
       env: {},

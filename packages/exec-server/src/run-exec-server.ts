@@ -26,6 +26,8 @@ export interface RunExecServerDependencies {
   stop?: Promise<unknown>;
   /** Hosts the processes; default a new `createLocalSpawner()`. */
   spawner?: Spawner;
+  /** Helper directories advertised as `prependPathDirs` (the CLI's `apply_patch`); default none. */
+  prependPathDirs?: readonly string[];
 }
 
 /**
@@ -63,6 +65,7 @@ export async function runExecServer(
 
   const server = createExecServer({
     ...(deps.spawner ? { spawner: deps.spawner } : {}),
+    ...(deps.prependPathDirs ? { prependPathDirs: deps.prependPathDirs } : {}),
     sandboxRegistry: registry,
     platform: io.platform,
     environment: io.env,

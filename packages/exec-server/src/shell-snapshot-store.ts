@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EffectivePolicy, Spawner } from '@ux/protocol';
+import type { DecodedSandboxContext, EffectivePolicy, Spawner } from '@ux/protocol';
 import {
   captureShellSnapshot,
   isShellSnapshotFresh,
@@ -15,7 +15,6 @@ import {
 import { MAX_SHELL_SNAPSHOTS, SHELL_SNAPSHOT_TIMEOUT_MS } from './exec-server-constants.js';
 import { internalError } from './rpc-error.js';
 import type { SandboxChoice } from './sandbox-selection.js';
-import type { WireSandboxRequest } from './wire-sandbox-policy.js';
 
 /** The `shellSnapshot` of a `process/start`, validated. */
 export interface ShellSnapshotRequest {
@@ -76,7 +75,7 @@ export class ShellSnapshotStore {
   async launch(
     request: ShellSnapshotRequest,
     argv: readonly string[],
-    context: { cwd: string; env: Record<string, string>; sandbox: WireSandboxRequest | undefined },
+    context: { cwd: string; env: Record<string, string>; sandbox: DecodedSandboxContext | undefined },
   ): Promise<SnapshotLaunch> {
     const given = { argv: [...argv] };
     const { shell } = request;
@@ -155,7 +154,7 @@ export class ShellSnapshotStore {
   private async capture(
     request: ShellSnapshotRequest,
     entry: Entry,
-    context: { cwd: string; env: Record<string, string>; sandbox: WireSandboxRequest | undefined },
+    context: { cwd: string; env: Record<string, string>; sandbox: DecodedSandboxContext | undefined },
   ): Promise<Outcome> {
     const { shell } = request;
     const env = { ...context.env };
@@ -193,7 +192,7 @@ export class ShellSnapshotStore {
    * Without a backend here (or under an external sandbox, which is the request's own context), it runs
    * as the request would.
    */
-  private async captureWrap(sandbox: WireSandboxRequest | undefined) {
+  private async captureWrap(sandbox: DecodedSandboxContext | undefined) {
     if (sandbox?.policy.fileSystem.kind === 'external-sandbox') return undefined;
     const choice = await this.options.selectSandbox();
     if (!choice.available) return undefined;

@@ -1,9 +1,12 @@
 import {
+  type DecodedSandboxContext,
+  decodeSandboxContext,
   type ExecParams,
   type ExecProcess,
   InvalidArgumentsError,
   type LaunchPlan,
   MissingCommandLineError,
+  pathFromFileUri,
   type SandboxBackend,
   SandboxUnavailableError,
   type Spawner,
@@ -11,11 +14,9 @@ import {
   UxError,
 } from '@ux/protocol';
 import { envFromPolicy } from './env-from-policy.js';
-import { pathFromFileUri } from './file-uri.js';
-import { internalError, invalidParams } from './rpc-error.js';
+import { decodeParams, internalError, invalidParams } from './rpc-error.js';
 import { type SandboxChoice, wireSandboxType } from './sandbox-selection.js';
 import type { ShellSnapshotRequest, ShellSnapshotStore } from './shell-snapshot-store.js';
-import { policyFromWireSandbox, type WireSandboxRequest } from './wire-sandbox-policy.js';
 
 export interface StartDependencies {
   spawner: Spawner;
@@ -39,11 +40,11 @@ export interface StartedProcess {
  * says how to fix it; never a silent unsandboxed run) and the spawn. Nothing is spawned on bad input.
  */
 export async function startProcess(deps: StartDependencies, params: ExecParams): Promise<StartedProcess> {
-  const cwd = pathFromFileUri(params.cwd, 'cwd');
+  const cwd = decodeParams(() => pathFromFileUri(params.cwd, 'cwd'));
   refuseUnsupported(params);
   const snapshotRequest = shellSnapshotRequest(params.shellSnapshot, deps.snapshots !== undefined);
   const env = envFromPolicy(deps.serverEnv, params.envPolicy, params.env);
-  let wanted = policyFromWireSandbox(params.sandbox);
+  let wanted = decodeParams(() => decodeSandboxContext(params.sandbox));
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
   if (arg0 !== undefined && wanted) {
@@ -136,7 +137,7 @@ function shellSnapshotRequest(
 }
 
 /** The command's sandbox, letting it read the snapshot it sources (however the policy limits reads). */
-function readableSnapshot(wanted: WireSandboxRequest, file: string): WireSandboxRequest {
+function readableSnapshot(wanted: DecodedSandboxContext, file: string): DecodedSandboxContext {
   const { fileSystem } = wanted.policy;
   if (fileSystem.kind !== 'restricted') return wanted;
   return {

@@ -2,7 +2,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineSplitter } from '@ux/spawn';
+import { LineSplitter, type WireFileSystemEntry } from '@ux/protocol';
+import { codexWorkspaceWriteContext } from '@ux/protocol/testing';
 
 /** The built test entry point (`pnpm --filter @ux/exec-server build`). */
 export const SERVER_BIN = join(dirname(fileURLToPath(import.meta.url)), '../dist/testing/exec-server-bin.js');
@@ -158,28 +159,5 @@ export async function startWebSocketServer(tokenFile: string, extra: string[] = 
 
 /** The workspace-write context the Codex 0.169.0 client sends (spec §7.1), for `workspace`. */
 export function workspaceWriteContext(workspace: string, extra: object[] = []) {
-  return {
-    permissions: {
-      type: 'managed',
-      file_system: {
-        type: 'restricted',
-        entries: [
-          { path: { type: 'special', value: { kind: 'root' } }, access: 'read' },
-          { path: { type: 'special', value: { kind: 'project_roots' } }, access: 'write' },
-          {
-            path: { type: 'special', value: { kind: 'project_roots', subpath: '.git' } },
-            access: 'read',
-            missing_path_behavior: 'skip',
-          },
-          ...extra,
-        ],
-      },
-      network: 'restricted',
-    },
-    cwd: uri(workspace),
-    workspaceRoots: [uri(workspace)],
-    windowsSandboxLevel: 'disabled',
-    windowsSandboxProxySettingsMode: 'reconcile',
-    useLegacyLandlock: false,
-  };
+  return codexWorkspaceWriteContext(uri(workspace), extra as WireFileSystemEntry[]);
 }

@@ -43,6 +43,8 @@ describe('TOML documents', () => {
     expect(document.locate(['profile'])).toEqual({ file: FILE, line: 1, column: 1 });
     expect(document.locate(['features', 'unified_exec'])).toEqual({ file: FILE, line: 3, column: 1 });
     expect(document.locate(['profiles', 'work'])).toEqual({ file: FILE, line: 5, column: 2 });
+    // A table header locates its parents too.
+    expect(document.locate(['profiles'])).toEqual({ file: FILE, line: 5, column: 2 });
     expect(document.locate(['profiles', 'work', 'features', 'shell_zsh_fork'])).toEqual({
       file: FILE,
       line: 6,
@@ -121,7 +123,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends, deny_read`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, environments, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',
@@ -204,7 +206,7 @@ unified_exec = true
     ],
     [
       'profile = "x"\n',
-      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read`,
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read, allowed_environments, environments`,
     ],
     ['deny_read = ["~x"]\n', `${REQ}:1:14: deny_read[0]: "~x": only ~ and ~/… are expanded`],
   ])('rejects %j', (text, message) => {

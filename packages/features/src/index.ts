@@ -1,5 +1,14 @@
 export { applyConfigOverrides } from './apply-config-overrides.js';
+export { chooseEnvironment, type EnvironmentChoices } from './choose-environment.js';
 export { denyReadProblem, GLOB_CHARACTERS, parseDenyReadEntries } from './deny-read-entries.js';
+export {
+  ENVIRONMENT_NAME,
+  type EnvironmentConfig,
+  LOCAL_ENVIRONMENT_ID,
+  parseEnvironments,
+  type RemoteEnvironmentConfig,
+  toolPlanEnvironments,
+} from './environment-config.js';
 export {
   collapseFeatureMode,
   explainFeatureMode,
@@ -34,6 +43,11 @@ export {
   type RequirementChoice,
   type Requirements,
 } from './requirements.js';
+export {
+  type EnvironmentResolution,
+  type ResolveEnvironmentsInput,
+  resolveEnvironments,
+} from './resolve-environments.js';
 export {
   describeAssignment,
   type FeatureFlags,

@@ -3,10 +3,17 @@ import {
   approvalPolicyNames,
   ConfigError,
   didYouMean,
+  formatLocation,
   type SandboxMode,
   sandboxModes,
 } from '@ux/protocol/core';
 import { parseDenyReadEntries } from './deny-read-entries.js';
+import {
+  ENVIRONMENT_NAME,
+  ENVIRONMENT_NAME_RULE,
+  parseEnvironments,
+  type RemoteEnvironmentConfig,
+} from './environment-config.js';
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -24,6 +31,10 @@ export interface Requirements {
   allowedSandboxBackends?: { values: string[]; location: SourceLocation };
   /** Paths and globs no sandboxed command may read, whatever the user's config or flags say. */
   denyRead?: { values: string[]; location: SourceLocation };
+  /** The only environment names a session may use (`local` among them or not). */
+  allowedEnvironments?: { values: string[]; location: SourceLocation };
+  /** `[environments.<name>]` the administrator defines, sorted by name; no user config can redefine them. */
+  environments: RemoteEnvironmentConfig[];
   warnings: string[];
 }
 
@@ -33,18 +44,32 @@ const KEYS = [
   'allowed_sandbox_modes',
   'allowed_sandbox_backends',
   'deny_read',
+  'allowed_environments',
+  'environments',
 ];
+
+const BACKEND_ID = { pattern: /^[a-z][a-z0-9-]*$/, rule: 'a backend id (lowercase letters, digits, dashes)' };
+const ENVIRONMENT_ID = { pattern: ENVIRONMENT_NAME, rule: `an environment name (${ENVIRONMENT_NAME_RULE})` };
 
 export function parseRequirements(document: TomlDocument): Requirements {
   const root = document.value;
   rejectUnknownKeys(document, [], root, KEYS);
   const features = parseFeatureTable(document, ['features'], 'managed');
+  const allowedEnvironments = stringList(document, 'allowed_environments', undefined, ENVIRONMENT_ID);
+  const environments = parseEnvironments(document, ['environments']);
+  for (const environment of environments) {
+    if (allowedEnvironments && !allowedEnvironments.values.includes(environment.id))
+      throw document.error(
+        ['environments', environment.id],
+        `environments.${environment.id} is defined here but not listed in allowed_environments (${formatLocation(allowedEnvironments.location)}); add "${environment.id}" there or remove the definition`,
+      );
+  }
   return {
     file: document.file,
     features,
     allowedApprovalPolicies: stringList(document, 'allowed_approval_policies', approvalPolicyNames),
     allowedSandboxModes: stringList(document, 'allowed_sandbox_modes', sandboxModes),
-    allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, /^[a-z][a-z0-9-]*$/),
+    allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, BACKEND_ID),
     denyRead:
       root.deny_read === undefined
         ? undefined
@@ -52,6 +77,8 @@ export function parseRequirements(document: TomlDocument): Requirements {
             values: parseDenyReadEntries(document, ['deny_read'], root.deny_read),
             location: document.locate(['deny_read']),
           },
+    allowedEnvironments,
+    environments,
     warnings: [...features.warnings],
   };
 }
@@ -60,7 +87,7 @@ function stringList<T extends string>(
   document: TomlDocument,
   key: string,
   allowed: readonly T[] | undefined,
-  pattern?: RegExp,
+  shape?: { pattern: RegExp; rule: string },
 ): { values: T[]; location: SourceLocation } | undefined {
   const value = document.value[key];
   if (value === undefined) return undefined;
@@ -77,11 +104,8 @@ function stringList<T extends string>(
         `${formatKeyPath(path)}: unknown value "${item}"${didYouMean(item, allowed)}; expected one of ${allowed.join(', ')}`,
       );
     }
-    if (pattern && !pattern.test(item)) {
-      throw document.error(
-        path,
-        `${formatKeyPath(path)}: "${item}" is not a backend id (lowercase letters, digits, dashes)`,
-      );
+    if (shape && !shape.pattern.test(item)) {
+      throw document.error(path, `${formatKeyPath(path)}: "${item}" is not ${shape.rule}`);
     }
   });
   return { values: value as T[], location: document.locate([key]) };

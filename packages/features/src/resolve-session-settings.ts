@@ -7,6 +7,7 @@ import {
   type SandboxMode,
 } from '@ux/protocol/core';
 import { checkRequirements, type Requirements } from './requirements.js';
+import { type EnvironmentResolution, resolveEnvironments } from './resolve-environments.js';
 import type { Located, ShellEnvironmentPolicy, WorkspaceWriteSettings } from './session-settings.js';
 import type { SourceLocation } from './toml-document.js';
 import type { UserConfig } from './user-config.js';
@@ -26,6 +27,8 @@ export interface ResolveSessionInput {
     network?: { value: boolean; flag: string };
     /** `--deny-read`, one entry per flag, as written. */
     denyRead?: { value: string; flag: string }[];
+    /** `--env NAME`: the environment to start in, over `default_environment`. */
+    environment?: { value: string; flag: string };
   };
 }
 
@@ -44,7 +47,7 @@ export interface Chosen<T> {
   source: string;
 }
 
-export interface SessionResolution {
+export interface SessionResolution extends EnvironmentResolution {
   approvalPolicy: Chosen<ApprovalPolicy>;
   sandboxMode: Chosen<SandboxMode>;
   workspaceWrite: WorkspaceWriteSettings;
@@ -64,7 +67,8 @@ export const DEFAULT_SANDBOX_MODE: SandboxMode = 'workspace-write';
 
 /**
  * The session's approval policy, sandbox mode and the rest: defaults < user config < profile <
- * command line. A choice the managed requirements do not allow is a `ConfigError` naming both the
+ * command line, and the environments commands may run in (`resolveEnvironments`). A choice the managed
+ * requirements do not allow is a `ConfigError` naming both the
  * choice's source and the requirements file; a default they do not allow gives way to the first value
  * they do.
  */
@@ -103,6 +107,13 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
     checkRequirements(requirements, { sandboxBackend: { value: id, source: enabledBackends!.source } });
   }
 
+  const environments = resolveEnvironments({
+    user: input.user,
+    requirements,
+    profile: input.profile,
+    cli: input.cli?.environment,
+  });
+
   const workspaceWrite = top.workspaceWrite?.value ?? {
     writableRoots: [],
     networkAccess: false,
@@ -129,6 +140,7 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
       ? { network: { value: input.cli.network.value, source: input.cli.network.flag } }
       : {}),
     denyRead,
+    ...environments,
   };
 }
 

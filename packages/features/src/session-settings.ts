@@ -9,8 +9,10 @@ import {
   simpleApprovalPolicies,
 } from '@ux/protocol/core';
 import { parseDenyReadEntries } from './deny-read-entries.js';
+import { ENVIRONMENT_NAME, ENVIRONMENT_NAME_RULE } from './environment-config.js';
 import { describe, isTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
+import { strings } from './strings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /** A value from a config file, with where it was written. */
@@ -48,6 +50,8 @@ export interface SessionSettings {
   sandboxBackends?: Located<string[]>;
   /** Paths and globs sandboxed commands may not read, as written (`~/.ssh`, `**\/*.pem`). */
   denyRead?: Located<string[]>;
+  /** `default_environment`: the environment commands run in unless one is named (checked on resolution). */
+  defaultEnvironment?: Located<string>;
 }
 
 export const SESSION_KEYS = [
@@ -58,9 +62,10 @@ export const SESSION_KEYS = [
   'rules',
   'sandbox_backends',
   'deny_read',
+  'default_environment',
 ] as const;
 /** The session keys a profile may override. */
-export const PROFILE_SESSION_KEYS = ['approval_policy', 'sandbox_mode'] as const;
+export const PROFILE_SESSION_KEYS = ['approval_policy', 'sandbox_mode', 'default_environment'] as const;
 
 const WORKSPACE_WRITE_KEYS = [
   'writable_roots',
@@ -206,6 +211,16 @@ export function parseSessionSettings(
       location: document.locate(at('deny_read')),
     };
   }
+
+  if (keys.includes('default_environment') && table.default_environment !== undefined) {
+    const value = table.default_environment;
+    if (typeof value !== 'string' || !ENVIRONMENT_NAME.test(value))
+      throw document.error(
+        at('default_environment'),
+        `${name('default_environment')} must be an environment name (${ENVIRONMENT_NAME_RULE}), got ${describe(value)}`,
+      );
+    settings.defaultEnvironment = { value, location: document.locate(at('default_environment')) };
+  }
   return settings;
 }
 
@@ -235,19 +250,6 @@ function boolean(document: TomlDocument, path: readonly string[], value: unknown
   if (typeof value !== 'boolean')
     throw document.error(path, `${formatKeyPath(path)} must be true or false, got ${describe(value)}`);
   return value;
-}
-
-function strings(document: TomlDocument, path: readonly (string | number)[], value: unknown): string[] {
-  if (!Array.isArray(value))
-    throw document.error(path, `${formatKeyPath(path)} must be an array of strings, got ${describe(value)}`);
-  return value.map((item, index) => {
-    if (typeof item !== 'string' || item === '')
-      throw document.error(
-        [...path, index],
-        `${formatKeyPath([...path, index])} must be a non-empty string, got ${describe(item)}`,
-      );
-    return item;
-  });
 }
 
 function absolutePaths(document: TomlDocument, path: readonly string[], value: unknown): string[] {

@@ -74,7 +74,8 @@ export function parseTomlDocument(text: string, file: string): TomlDocument {
         visitKeyValue([], item);
       } else if (item.type === 'TOMLTable') {
         const tablePath = item.resolvedKey as (string | number)[];
-        record(tablePath, item.key as Node);
+        // `[a.b.c]` also locates `a` and `a.b`, unless they were written earlier.
+        for (let i = 1; i <= tablePath.length; i++) record(tablePath.slice(0, i), item.key as Node);
         for (const entry of item.body as Node[]) visitKeyValue(tablePath, entry);
       }
     }

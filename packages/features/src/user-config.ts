@@ -1,4 +1,5 @@
 import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
+import { parseEnvironments, type RemoteEnvironmentConfig } from './environment-config.js';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import {
@@ -23,6 +24,8 @@ export interface UserConfig {
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
   /** `bwrap_path`: the bubblewrap binary to use instead of the first `bwrap` on PATH. */
   bwrapPath?: Located<string>;
+  /** `[environments.<name>]`: remote environments, sorted by name (checked against requirements on resolution). */
+  environments: RemoteEnvironmentConfig[];
   warnings: string[];
 }
 
@@ -33,6 +36,7 @@ const TOP_LEVEL_KEYS = [
   'profiles',
   'zsh_fork',
   'bwrap_path',
+  'environments',
   ...SESSION_KEYS,
 ];
 const PROFILE_KEYS = ['features', ...PROFILE_SESSION_KEYS];
@@ -118,6 +122,7 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     bwrapPath = { value: root.bwrap_path, location: document.locate(['bwrap_path']) };
   }
 
+  const environments = parseEnvironments(document, ['environments']);
   const session = parseSessionSettings(document, []);
   return {
     file: document.file,
@@ -127,6 +132,7 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     allowLoginShell,
     zshFork,
     bwrapPath,
+    environments,
     session,
     warnings,
   };

@@ -24,6 +24,9 @@ export { isOp } from './events/is-op.js';
 export type { Op } from './events/op.js';
 export * from './events/ux-event.js';
 export { decodeBase64, isBase64 } from './exec-server/base64.js';
+export { fileUriFromPath, pathFromFileUri } from './exec-server/file-uri.js';
+export { describeWireIssues, invalidWireValue } from './exec-server/invalid-wire-value.js';
+export { LineSplitter } from './exec-server/line-splitter.js';
 export type {
   EnvPolicy,
   ExecParams,
@@ -37,12 +40,21 @@ export type {
   WirePermissions,
   WireSandboxType,
 } from './exec-server/sandbox-context.js';
+export {
+  type DecodedSandboxContext,
+  decodeSandboxContext,
+  encodeSandboxContext,
+} from './exec-server/sandbox-context-codec.js';
+export { UX_EXEC_SERVER_CAPABILITIES } from './exec-server/ux-exec-server-capabilities.js';
 export { WireErrorCode } from './exec-server/wire-error-codes.js';
+export { HeadTailBuffer } from './output/head-tail-buffer.js';
+export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
 export {
   type BackendFailure,
   firstAvailableBackend,
   probeSafely,
 } from './plugins/first-available-backend.js';
+export { isValidTerminalSize } from './plugins/is-valid-terminal-size.js';
 export * from './plugins/reviewer.js';
 export * from './plugins/sandbox-backend.js';
 export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';

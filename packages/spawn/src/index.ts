@@ -1,30 +1,9 @@
+// The head/tail buffer lives in `@ux/protocol` (remote processes use it too); re-exported for the door.
+export { HeadTailBuffer } from '@ux/protocol/core';
 export { type EarlyExit, waitForEarlyExit } from './early-exit.js';
-export {
-  ExecServerClient,
-  type ExecServerClientOptions,
-  ExecServerRequestError,
-  type ProcessListener,
-} from './exec-server-client.js';
-export {
-  createExecServerSandbox,
-  EXEC_SERVER_SANDBOX_LAUNCHER,
-  takeSandboxRequest,
-  wireSandboxContext,
-} from './exec-server-sandbox.js';
-export {
-  createExecServerSpawner,
-  type ExecServerSpawner,
-  type ExecServerSpawnerSettings,
-  type ExecServerSpawnRequest,
-} from './exec-server-spawner.js';
-export { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
 export { exitStatusFrom } from './exit-status.js';
-export { HeadTailBuffer } from './head-tail-buffer.js';
-export { LineSplitter } from './line-splitter.js';
 export { createLocalSpawner, type LocalSpawner, type LocalSpawnerSettings } from './local-spawner.js';
 export { OutputTracker } from './output-tracker.js';
-export { RemoteProcess, type RemoteProcessOptions, SEQ_GAP_REPAIR_MS } from './remote-process.js';
-export { routeToEnvironment } from './route-to-environment.js';
 export {
   type CaptureShellSnapshotOptions,
   captureShellSnapshot,
@@ -43,9 +22,3 @@ export {
   type SpawnEscalation,
 } from './spawn-escalation.js';
 export { decideSpawnKind, type SpawnKind, type SpawnKindInput } from './spawn-kind.js';
-export { createSpawnRouter, type RoutedSpawnRequest, type SpawnRouter } from './spawn-router.js';
-export { type StdioExecServerOptions, spawnStdioExecServer } from './stdio-exec-server-transport.js';
-export {
-  connectWebSocketExecServer,
-  type WebSocketExecServerOptions,
-} from './websocket-exec-server-transport.js';

@@ -3,6 +3,7 @@ import { constants, openSync } from 'node:fs';
 import {
   type ExecProcess,
   InvalidArgumentsError,
+  isValidTerminalSize,
   MissingCommandLineError,
   SPAWNER_SPECIFICATION_VERSION,
   type Spawner,
@@ -18,7 +19,6 @@ import { PtyProcess } from './pty-process.js';
 import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest, SpawnEscalation } from './spawn-escalation.js';
-import { validSize } from './terminal-size.js';
 
 export interface LocalSpawnerSettings {
   /** Path of the compiled `ux-spawn-helper`; defaults to the one built with this package. */
@@ -197,7 +197,7 @@ function validate(request: LocalSpawnRequest): void {
       issues.push({ path: `env.${name}`, message: 'must not contain a NUL byte' });
     }
   }
-  if (request.size && !validSize(request.size)) {
+  if (request.size && !isValidTerminalSize(request.size)) {
     issues.push({ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' });
   }
   if (request.escalation) issues.push(...escalationIssues(request.escalation));

@@ -1,5 +1,4 @@
-import type { ExecProcess } from '@ux/protocol/core';
-import { HeadTailBuffer } from './head-tail-buffer.js';
+import { type ExecProcess, HeadTailBuffer } from '@ux/protocol/core';
 import { UNIFIED_EXEC_OUTPUT_MAX_BYTES } from './spawn-constants.js';
 
 /**

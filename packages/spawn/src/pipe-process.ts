@@ -2,12 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import {
   type ExecProcess,
   type ExitStatus,
+  OutputHub,
   type OutputSource,
   StdinClosedError,
   UxError,
 } from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
-import { OutputHub } from './output-hub.js';
 import type { ProcessGroup } from './process-group.js';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
 

@@ -4,15 +4,15 @@ import {
   type ExecProcess,
   type ExitStatus,
   InvalidArgumentsError,
+  isValidTerminalSize,
+  OutputHub,
   type TerminalSize,
 } from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import type { NativeTerminal, NodePtyNative } from './node-pty-native.js';
-import { OutputHub } from './output-hub.js';
 import type { ProcessGroup } from './process-group.js';
 import { PtyWriter } from './pty-writer.js';
 import { PTY_DRAIN_MAX_MS, PTY_DRAIN_QUIET_MS } from './spawn-constants.js';
-import { validSize } from './terminal-size.js';
 
 /**
  * A child on a PTY: it leads its own session, and its terminal output arrives as bytes.
@@ -110,7 +110,7 @@ export class PtyProcess implements ExecProcess {
   }
 
   resize(size: TerminalSize): void {
-    if (!validSize(size)) {
+    if (!isValidTerminalSize(size)) {
       throw new InvalidArgumentsError({
         tool: 'resize',
         issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],

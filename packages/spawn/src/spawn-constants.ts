@@ -6,8 +6,6 @@ export const EARLY_EXIT_OUTPUT_SETTLE_MS = 20;
 export const UNIFIED_EXEC_OUTPUT_MAX_BYTES = 1024 * 1024;
 /** Default PTY size. */
 export const DEFAULT_PTY_SIZE = { rows: 24, cols: 80 } as const;
-/** Output kept for a process before anyone listens (head and tail, like the buffer). */
-export const PENDING_OUTPUT_MAX_BYTES = 1024 * 1024;
 /** Largest single write accepted, and most bytes left queued for a child that does not read. */
 export const MAX_STDIN_QUEUED_BYTES = 8 * 1024 * 1024;
 /** The name the host reaper runs under (its `$0`), so process listings and leak checks can tell it apart. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ShellMode, ToolPlan } from '@ux/features';
@@ -16,6 +17,7 @@ import {
 import type { EscalationBroker } from '@ux/zsh-fork';
 import { type EnvironmentPolicy, excludedByPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
+import type { DoorEnvironment } from './door-environments.js';
 import { execCommand } from './exec-command.js';
 import { endOutput } from './output-stream.js';
 import { PauseState } from './pause-state.js';
@@ -28,8 +30,18 @@ import { writeStdin } from './write-stdin.js';
 export interface UnifiedExecOptions {
   /** Policy: approvals, sandbox choice, retries. */
   orchestrator: Orchestrator;
-  /** Starts processes: `createLocalSpawner()`, or a router that also reaches exec-servers. */
+  /** Starts this machine's processes: `createLocalSpawner()` of `@ux/spawn`. */
   spawner: ProcessStarter;
+  /**
+   * Remote environments by id (not `local`): exec-servers commands can run on, chosen per call by
+   * `environment_id`. Give the orchestrator each one's sandbox under the same id
+   * (`createExecServerSandbox(spawner)` of `@ux/exec-server-client`).
+   */
+  environments?: Readonly<Record<string, DoorEnvironment>>;
+  /** Where a call without `environment_id` runs; default `local` (or the only remote one without it). */
+  defaultEnvironment?: string;
+  /** Whether commands may run on this machine (requirements can forbid it); default true. */
+  localEnvironment?: boolean;
   /** The feature plan (`planTools` of `@ux/features`): which tools exist and how commands launch. */
   toolPlan: ToolPlan;
   /** The session's working directory (absolute). */
@@ -75,6 +87,8 @@ export interface ProcessInfo {
   sessionId: number;
   command: string[];
   cwd: string;
+  /** `local`, or the remote environment it runs in. */
+  environment: string;
   tty: boolean;
   running: boolean;
   sandbox: string;
@@ -113,7 +127,15 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   const store = new ProcessStore<Entry>(options.deterministicIds ?? false);
   const pause = new PauseState();
   let shutDown = false;
-  const plan = options.toolPlan;
+  const environments = checkedEnvironments(options);
+  // `environment_id` is offered exactly when a call has a choice.
+  const plan: ToolPlan = {
+    ...options.toolPlan,
+    execCommandVariant: {
+      ...options.toolPlan.execCommandVariant,
+      environmentId: environments.count > 1,
+    },
+  };
   for (const warning of plan.warnings) options.onWarning?.(warning);
 
   const emit = (event: UxEvent) => {
@@ -134,6 +156,10 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   const door: DoorContext = {
     orchestrator: options.orchestrator,
     spawner: options.spawner,
+    environments: environments.remote,
+    defaultEnvironment: environments.default,
+    localEnvironment: environments.local,
+    sessionId: randomUUID(),
     plan,
     shellMode: plan.shell as ShellMode,
     cwd: options.cwd,
@@ -297,10 +323,38 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
         sessionId: entry.id,
         command: entry.command,
         cwd: entry.cwd,
+        environment: entry.environment,
         tty: entry.tty,
         running: !entry.hasExited(),
         sandbox: entry.launched.sandboxType,
       }));
     },
   };
+}
+
+/** The door's environments, checked once: a mistake here is the host's, and is thrown at creation. */
+function checkedEnvironments(options: UnifiedExecOptions): {
+  remote: ReadonlyMap<string, DoorEnvironment>;
+  local: boolean;
+  default: string | undefined;
+  count: number;
+} {
+  const remote = new Map(Object.entries(options.environments ?? {}));
+  const local = options.localEnvironment ?? true;
+  if (remote.has('local'))
+    throw new TypeError('"local" is this machine; a remote environment needs another id');
+  for (const [id, environment] of remote) {
+    if (typeof environment?.spawner?.spawn !== 'function')
+      throw new TypeError(`environment "${id}" needs a spawner (createExecServerSpawner)`);
+    if (environment.cwd !== undefined && !environment.cwd.startsWith('/'))
+      throw new TypeError(`environment "${id}": cwd must be an absolute path, got "${environment.cwd}"`);
+  }
+  const ids = [...(local ? ['local'] : []), ...remote.keys()];
+  const chosen =
+    options.defaultEnvironment ?? (local ? 'local' : remote.size === 1 ? [...remote.keys()][0] : undefined);
+  if (chosen !== undefined && !ids.includes(chosen))
+    throw new TypeError(
+      `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
+    );
+  return { remote, local, default: chosen, count: ids.length };
 }

@@ -1,18 +1,19 @@
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol/core';
-import type { OutputTracker, RoutedSpawnRequest } from '@ux/spawn';
+import type { LocalSpawnRequest, OutputTracker } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import type { EnvironmentPolicy } from './build-environment.js';
+import type { DoorEnvironment } from './door-environments.js';
 import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
 import type { ProcessStore, StoredEntry } from './process-store.js';
 import type { SandboxNotices } from './sandbox-notices.js';
 import type { ShellSnapshots } from './shell-snapshots.js';
 
-/** Anything that starts processes: the local spawner, or a router that also reaches exec-servers. */
+/** Starts this machine's processes: `createLocalSpawner()` of `@ux/spawn`. */
 export interface ProcessStarter {
-  spawn(request: RoutedSpawnRequest): Promise<ExecProcess>;
+  spawn(request: LocalSpawnRequest): Promise<ExecProcess>;
 }
 
 /** A process the door started, with what watches it. */
@@ -33,6 +34,8 @@ export interface Entry extends StoredEntry {
   callId: string;
   command: string[];
   cwd: string;
+  /** The environment it runs in (`local`, or a remote environment's id). */
+  environment: string;
   tty: boolean;
   launched: Launched;
   stream: OutputStream;
@@ -43,6 +46,14 @@ export interface Entry extends StoredEntry {
 export interface DoorContext {
   orchestrator: Orchestrator;
   spawner: ProcessStarter;
+  /** The remote environments, by id. */
+  environments: ReadonlyMap<string, DoorEnvironment>;
+  /** Where a call without `environment_id` runs; undefined: nowhere (no tool call can run). */
+  defaultEnvironment: string | undefined;
+  /** Whether commands may run on this machine. */
+  localEnvironment: boolean;
+  /** Names this door's shell snapshots on exec-servers (`shellSnapshot.scopeId`). */
+  sessionId: string;
   plan: ToolPlan;
   shellMode: ShellMode;
   cwd: string;

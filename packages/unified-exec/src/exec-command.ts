@@ -2,8 +2,9 @@ import { beginStreaming } from './begin-streaming.js';
 import { collectOutput } from './collect-output.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Entry } from './door-context.js';
+import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
-import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
+import { orchestrateLaunch } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
 import { collectedText, newChunkId } from './render-response.js';
@@ -21,18 +22,25 @@ export async function execCommand(
   const parsed = await execCommandArguments(raw, door.plan.execCommandVariant);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
-  const cwd = resolveWorkdir(door, args.workdir);
-  const patched = await interceptApplyPatch(door, args.cmd, cwd, context);
-  if (patched) return patched;
+  const where = resolveEnvironment(door, args.environment_id);
+  if (!where.ok) return failure(where.message);
+  const environment = where.environment;
+  const cwd = workdirIn(environment, args.workdir);
+  // A patch for a remote environment is its files' business: it runs there as a command.
+  if (!environment.remote) {
+    const patched = await interceptApplyPatch(door, args.cmd, cwd, context);
+    if (patched) return patched;
+  }
   const tty = args.tty ?? false;
-  const argvResult = resolveArgv({
-    cmd: args.cmd,
-    ...(args.shell === undefined ? {} : { shell: args.shell }),
-    ...(args.login === undefined ? {} : { login: args.login }),
-    userShell: door.userShell,
-    allowLoginShell: door.allowLoginShell,
-    shellMode: door.shellMode,
-  });
+  const argvResult = resolveArgv(
+    {
+      cmd: args.cmd,
+      ...(args.shell === undefined ? {} : { shell: args.shell }),
+      ...(args.login === undefined ? {} : { login: args.login }),
+      ...shellFor(door, environment),
+    },
+    environment.remote ? 'linux' : process.platform,
+  );
   if (!argvResult.ok) return failure(argvResult.message);
   const argv = argvResult.argv;
   const id = door.store.allocate();
@@ -43,6 +51,7 @@ export async function execCommand(
     const launch = await orchestrateLaunch(
       door,
       'exec_command',
+      environment,
       {
         argv,
         cwd,
@@ -93,6 +102,7 @@ export async function execCommand(
       callId: context.callId,
       command: argv,
       cwd,
+      environment: environment.id,
       tty,
       launched,
       stream,

@@ -7,6 +7,7 @@ export {
   type UnifiedExecOptions,
 } from './create-unified-exec.js';
 export type { Launched, ProcessStarter } from './door-context.js';
+export type { DoorEnvironment, RemoteSpawnRequest, RemoteStarter } from './door-environments.js';
 export {
   MAX_OUTPUT_DELTAS_PER_CALL,
   OUTPUT_DELTA_MAX_BYTES,

@@ -1,10 +1,12 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
-import { UxError } from '@ux/protocol/core';
+import { type EnvPolicy, UxError } from '@ux/protocol/core';
+import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
-import { buildEnvironment } from './build-environment.js';
+import { buildEnvironment, type EnvironmentPolicy } from './build-environment.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Launched } from './door-context.js';
+import type { ResolvedEnvironment } from './door-environments.js';
 import { type ExecInterception, interceptExecs } from './intercept-execs.js';
 import { launchAttempt } from './launch-attempt.js';
 import { SandboxNotices } from './sandbox-notices.js';
@@ -22,9 +24,11 @@ export type LaunchResult =
 export async function orchestrateLaunch(
   door: DoorContext,
   tool: 'exec_command' | 'shell_command',
-  request: Omit<OrchestratorRequest, 'callId' | 'turnId'>,
+  environment: ResolvedEnvironment,
+  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
   context: CallContext,
 ): Promise<LaunchResult> {
+  if (environment.remote) return orchestrateRemote(door, tool, environment, request, context);
   const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
   const { argv, cwd, tty } = request;
   try {
@@ -61,30 +65,92 @@ export async function orchestrateLaunch(
         interception,
       ),
     );
-    // A rerun after a denial may have been approved before the first run: the receipt says it happened.
-    if (outcome.status === 'completed' && outcome.escalated)
-      notices.note(
-        outcome.sandbox === null
-          ? 'the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'
-          : 'the sandbox blocked the first run; it ran again in the same sandbox',
-      );
+    noteRerun(outcome, notices);
     return { outcome, interception: interception?.execs };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      failure: failure(
-        `${tool} failed for \`${commandPreview(argv)}\`: ${message}`,
-        UxError.isInstance(error) ? error : undefined,
-        ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
-      ),
-    };
+    return { failure: launchFailure(tool, argv, error) };
   }
 }
 
-/** The call's working directory: the session's, or `workdir` (absolute, or relative to the session's). */
-export function resolveWorkdir(door: DoorContext, workdir: string | undefined): string {
-  if (!workdir) return door.cwd;
-  return isAbsolute(workdir) ? workdir : resolve(door.cwd, workdir);
+/**
+ * A command for a remote environment: the same orchestrator, told where it runs (so its sandbox is
+ * that environment's and an approval covers that environment only), started by the environment's
+ * spawner. Always direct: no zsh fork, no local PATH entries; the server builds the variables from
+ * its own with the policy and puts ux's pinned ones on top; a login command may run from the
+ * server's own snapshot of the shell.
+ */
+async function orchestrateRemote(
+  door: DoorContext,
+  tool: 'exec_command' | 'shell_command',
+  environment: Extract<ResolvedEnvironment, { remote: true }>,
+  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
+  context: CallContext,
+): Promise<LaunchResult> {
+  const { argv, cwd, tty } = request;
+  try {
+    const notices = new SandboxNotices();
+    const ids = { callId: context.callId, ...(context.turnId ? { turnId: context.turnId } : {}) };
+    const snapshot =
+      door.plan.shellSnapshot && argv.length === 3 && argv[1] === '-lc' && snapshotShellKind(argv[0]!)
+        ? { scopeId: door.sessionId, shell: { name: snapshotShellKind(argv[0]!)!, path: argv[0]! } }
+        : undefined;
+    const outcome = await door.orchestrator.run(
+      { ...ids, ...request, environment: environment.id },
+      launchAttempt(
+        {
+          spawn: (spawn) =>
+            environment.spawner.spawn({
+              ...spawn,
+              envPolicy: environment.envPolicy ?? wireEnvPolicy(door.environment),
+              ...(snapshot ? { shellSnapshot: snapshot } : {}),
+            }),
+        },
+        {
+          argv,
+          cwd,
+          // Only what ux adds; the rest comes from the server's own variables, by the policy.
+          env: buildEnvironment({}, door.environment, door.threadId),
+          tty,
+          projectRoots: [environment.cwd],
+        },
+        notices,
+      ),
+    );
+    noteRerun(outcome, notices);
+    return { outcome, interception: undefined };
+  } catch (error) {
+    return { failure: launchFailure(tool, argv, error) };
+  }
+}
+
+/** A rerun after a denial may have been approved before the first run: the receipt says it happened. */
+function noteRerun(outcome: OrchestratorOutcome<Launched>, notices: SandboxNotices): void {
+  if (outcome.status === 'completed' && outcome.escalated)
+    notices.note(
+      outcome.sandbox === null
+        ? 'the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'
+        : 'the sandbox blocked the first run; it ran again in the same sandbox',
+    );
+}
+
+function launchFailure(tool: string, argv: readonly string[], error: unknown): ToolResponse {
+  const message = error instanceof Error ? error.message : String(error);
+  return failure(
+    `${tool} failed for \`${commandPreview(argv)}\`: ${message}`,
+    UxError.isInstance(error) ? error : undefined,
+    ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
+  );
+}
+
+/** The door's variable policy in the exec-server's wire shape. */
+function wireEnvPolicy(policy: EnvironmentPolicy): EnvPolicy {
+  return {
+    inherit: policy.inherit ?? 'all',
+    ignoreDefaultExcludes: policy.ignoreDefaultExcludes ?? false,
+    exclude: [...(policy.exclude ?? [])],
+    set: { ...(policy.set ?? {}) },
+    includeOnly: [...(policy.includeOnly ?? [])],
+  };
 }
 
 /** `export PATH='a':'b':"$PATH"` for the directories that must stay first, or '' when there are none. */

@@ -1,8 +1,9 @@
 import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
+import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
-import { orchestrateLaunch, resolveWorkdir } from './orchestrate-launch.js';
+import { orchestrateLaunch } from './orchestrate-launch.js';
 import { endOutput } from './output-stream.js';
 import { PausableTimer } from './pausable-timer.js';
 import { collectedText } from './render-response.js';
@@ -28,15 +29,19 @@ export async function shellCommand(
   const parsed = await shellCommandArguments(raw);
   if (!parsed.success) return failure(parsed.error.message, parsed.error);
   const args = parsed.data;
-  const cwd = resolveWorkdir(door, args.workdir);
-  const patched = await interceptApplyPatch(door, args.command, cwd, context);
-  if (patched) return patched;
-  const argvResult = resolveArgv({
-    cmd: args.command,
-    userShell: door.userShell,
-    allowLoginShell: door.allowLoginShell,
-    shellMode: door.shellMode,
-  });
+  // shell_command has no environment_id: it runs where the session's commands run by default.
+  const where = resolveEnvironment(door, undefined);
+  if (!where.ok) return failure(where.message);
+  const environment = where.environment;
+  const cwd = workdirIn(environment, args.workdir);
+  if (!environment.remote) {
+    const patched = await interceptApplyPatch(door, args.command, cwd, context);
+    if (patched) return patched;
+  }
+  const argvResult = resolveArgv(
+    { cmd: args.command, ...shellFor(door, environment) },
+    environment.remote ? 'linux' : process.platform,
+  );
   if (!argvResult.ok) return failure(argvResult.message);
   const argv = argvResult.argv;
   const id = door.store.allocate();
@@ -46,6 +51,7 @@ export async function shellCommand(
     const launch = await orchestrateLaunch(
       door,
       'shell_command',
+      environment,
       { argv, cwd, tty: false, signal: call.signal },
       context,
     );

@@ -8,6 +8,8 @@ export interface ApprovalKeyFields {
   tty: boolean;
   sandbox_permissions: SandboxPermissions;
   additional_permissions?: AdditionalPermissions;
+  /** The remote environment; absent for this machine. */
+  environment?: string;
 }
 
 /** The cache key: JSON of the fields with sorted object keys, so equal requests give equal keys. */
@@ -18,6 +20,8 @@ export function approvalKey(fields: ApprovalKeyFields): string {
     tty: fields.tty,
     sandbox_permissions: fields.sandbox_permissions,
     additional_permissions: fields.additional_permissions ?? null,
+    // Absent for this machine, so keys made before environments existed stay the same.
+    environment: fields.environment,
   });
 }
 

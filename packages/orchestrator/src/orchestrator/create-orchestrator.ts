@@ -11,12 +11,15 @@ import {
   isAbsolutePath,
   MissingCommandLineError,
   type NetworkApprovalContext,
+  probeSafely,
   RejectedError,
   type Reviewer,
+  type SandboxBackend,
   type SandboxDeniedError,
   type SandboxPermissions,
   type SandboxPolicy,
   type SandboxRegistry,
+  SandboxUnavailableError,
 } from '@ux/protocol/core';
 import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
 import { availableDecisions } from '../approval/available-decisions.js';
@@ -75,6 +78,14 @@ export interface OrchestratorSettings {
   onWarning?: (message: string) => void;
   /** Approval ids for per-exec questions; default random UUIDs. */
   newApprovalId?: () => string;
+  /**
+   * The sandbox of each remote environment, by environment id: the backend that carries the policy
+   * to the exec-server there (`createExecServerSandbox` of `@ux/exec-server-client`). A request for
+   * one of them is sandboxed by that backend only, never by a local one; the registry, enabled and
+   * allowed backends are this machine's. Its probe runs for every sandboxed request (it is a live
+   * connection: an environment down now may be back later), and a failed probe fails closed.
+   */
+  environments?: Readonly<Record<string, SandboxBackend>>;
 }
 
 /** One command to decide on and run. */
@@ -100,6 +111,11 @@ export interface OrchestratorRequest {
   strictAutoReview?: boolean;
   /** Aborts pending reviews (they answer `abort`); passed on to the attempts. */
   signal?: AbortSignal;
+  /**
+   * The remote environment it runs in (a key of `settings.environments`); default this machine. An
+   * approval for the session covers the same command in the same environment only.
+   */
+  environment?: string;
 }
 
 export interface Orchestrator {
@@ -211,6 +227,32 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
       }
     }
   };
+  const knownEnvironment = (request: OrchestratorRequest) => {
+    const { environment } = request;
+    if (environment === undefined || settings.environments?.[environment]) return;
+    const known = Object.keys(settings.environments ?? {});
+    throw new InvalidArgumentsError({
+      tool: 'orchestrator',
+      issues: [
+        {
+          path: 'environment',
+          message: `unknown environment "${environment}"; known remote environments: ${known.join(', ') || '(none)'}`,
+        },
+      ],
+    });
+  };
+  // A remote environment's sandbox is applied there; its probe is a live check of the connection.
+  const selectSandbox = async (environment: string | undefined): Promise<SandboxBackend> => {
+    if (environment === undefined) return sandboxes.select();
+    const backend = settings.environments![environment]!;
+    const probe = await probeSafely(backend);
+    if (probe.available) return backend;
+    throw new SandboxUnavailableError({
+      backend: backend.id,
+      reason: `environment "${environment}": ${probe.reason}`,
+      fix: probe.fix,
+    });
+  };
   const decider = {
     approvalPolicy,
     policy,
@@ -255,11 +297,13 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
 
     async requirement(request) {
       validate(request);
+      knownEnvironment(request);
       return evaluate(request, await parser(request));
     },
 
     async run(request, attempt) {
       validate(request);
+      knownEnvironment(request);
       const bash = await parser(request);
       const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
       const preGate = escalationPreGate({
@@ -287,7 +331,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         (denyRead || !skipSandbox) &&
         needsSandbox(attemptPolicy, { managedNetwork: settings.managedNetwork ?? false });
       const firstSandbox: SelectedSandbox | null = wantSandbox
-        ? { backend: await sandboxes.select(), policy: attemptPolicy }
+        ? { backend: await selectSandbox(request.environment), policy: attemptPolicy }
         : null;
 
       const strict = request.strictAutoReview ?? false;
@@ -299,6 +343,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         tty: request.tty,
         sandbox_permissions: sandboxPermissions,
         ...(request.additionalPermissions ? { additional_permissions: request.additionalPermissions } : {}),
+        ...(request.environment === undefined ? {} : { environment: request.environment }),
       });
       const signal = request.signal ?? new AbortController().signal;
 
@@ -328,6 +373,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
           command: [...request.argv],
           display_command: displayCommand,
           cwd: request.cwd,
+          ...(request.environment === undefined ? {} : { environment_id: request.environment }),
           ...(question.reason === undefined ? {} : { reason: question.reason }),
           policy_reason: question.policyReason,
           unsandboxed: question.unsandboxed,

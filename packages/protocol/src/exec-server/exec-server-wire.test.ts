@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { execServerMethods, UX_EXEC_SERVER_CAPABILITIES } from './exec-server-methods.js';
+import { codexWorkspaceWriteContext } from '../testing/codex-workspace-write-context.js';
+import { execServerMethods } from './exec-server-methods.js';
 import {
   execParamsSchema,
   exitedNotificationSchema,
@@ -9,6 +10,7 @@ import {
   writeParamsSchema,
 } from './process-methods.js';
 import { sandboxContextSchema } from './sandbox-context.js';
+import { UX_EXEC_SERVER_CAPABILITIES } from './ux-exec-server-capabilities.js';
 import { parseWireMessage } from './wire-envelope.js';
 
 describe('parseWireMessage', () => {
@@ -90,27 +92,7 @@ describe('exec-server params', () => {
   });
 
   it('reads the mixed-case sandbox context of workspace-write', () => {
-    const context = sandboxContextSchema.parse({
-      permissions: {
-        type: 'managed',
-        file_system: {
-          type: 'restricted',
-          entries: [
-            { path: { type: 'special', value: { kind: 'root' } }, access: 'read' },
-            { path: { type: 'special', value: { kind: 'project_roots' } }, access: 'write' },
-            {
-              path: { type: 'special', value: { kind: 'project_roots', subpath: '.git' } },
-              access: 'read',
-              missing_path_behavior: 'skip',
-            },
-          ],
-        },
-        network: 'restricted',
-      },
-      cwd: 'file:///home/dev/proj/ws',
-      workspaceRoots: ['file:///home/dev/proj/ws'],
-      windowsSandboxLevel: 'disabled',
-    });
+    const context = sandboxContextSchema.parse(codexWorkspaceWriteContext('file:///home/dev/proj/ws'));
     expect(context.permissions.type).toBe('managed');
     expect(sandboxContextSchema.safeParse({ permissions: { type: 'disabled' } }).success).toBe(false);
   });

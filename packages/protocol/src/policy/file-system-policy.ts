@@ -1,16 +1,11 @@
 import * as z from 'zod/v4';
+import { specialPathNames } from './special-path-names.js';
+
+export { type SpecialPathName, specialPathNames } from './special-path-names.js';
 
 /** Access to a path. At equal specificity `none` beats `write`, which beats `read`. */
 export const fileSystemAccessSchema = z.enum(['read', 'write', 'none']);
 export type FileSystemAccess = z.output<typeof fileSystemAccessSchema>;
-
-/**
- * Symbolic locations, resolved per run:
- * `root` (/), `minimal` (the platform's defaults needed to run programs; each backend expands it),
- * `cwd`, `project_roots` (the workspace roots, default the cwd), `tmpdir` ($TMPDIR), `slash_tmp` (/tmp).
- */
-export const specialPathNames = ['root', 'minimal', 'cwd', 'project_roots', 'tmpdir', 'slash_tmp'] as const;
-export type SpecialPathName = (typeof specialPathNames)[number];
 
 export const fileSystemPathSchema = z.discriminatedUnion('type', [
   z.strictObject({

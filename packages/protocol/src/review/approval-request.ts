@@ -24,6 +24,11 @@ export interface ApprovalRequest {
    */
   display_command?: string;
   cwd: string;
+  /**
+   * The remote environment the command runs in (a configured `[environments.NAME]`); absent for
+   * this machine. `cwd` and `command` are paths and programs there.
+   */
+  environment_id?: string;
   /** Why approval is needed: the retry reason, the model's justification, or the policy's reason. */
   reason?: string;
   /**

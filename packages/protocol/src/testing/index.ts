@@ -1,3 +1,4 @@
+export { codexWorkspaceWriteContext } from './codex-workspace-write-context.js';
 export {
   type ConformanceCheck,
   ConformanceFailure,

@@ -222,8 +222,11 @@ export function spawnerConformanceChecks(
             const seen = await waitForOutput(p, '\n', wait);
             const pid = Number(/child=(\d+)/.exec(seen)?.[1]);
             check(Number.isInteger(pid) && isAlive(pid), `the grandchild should be running (${seen})`);
+            // Listen before terminating: a remote terminate() resolves after its round trip, by which
+            // time the trap's output may already have arrived.
+            const ending = runToEnd(p, wait);
             await p.terminate();
-            const { status, text } = await runToEnd(p, wait);
+            const { status, text } = await ending;
             check(
               text.includes('got-TERM'),
               `the shell's TERM trap should have run first: ${JSON.stringify(text)}`,

@@ -1,28 +1,31 @@
 import { randomUUID } from 'node:crypto';
+import type { EnvironmentInfo } from '@ux/protocol';
 import {
-  type EnvironmentInfo,
   type EnvPolicy,
+  fileUriFromPath,
   InvalidArgumentsError,
   MissingCommandLineError,
+  pathFromFileUri,
   type SandboxContext,
   SandboxUnavailableError,
   SPAWNER_SPECIFICATION_VERSION,
   type Spawner,
   SpawnFailedError,
   type SpawnRequest,
-  startResultSchema,
   WireErrorCode,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import { ExecServerClient, ExecServerRequestError } from './exec-server-client.js';
 import { takeSandboxRequest } from './exec-server-sandbox.js';
 import type { ExecServerTransport } from './exec-server-transport.js';
-import { remoteFileUri } from './remote-file-uri.js';
+import { loadProtocolSchemas } from './load-protocol-schemas.js';
 import { RemoteProcess } from './remote-process.js';
 
 /** A spawn request for an exec-server: it may also ask the server to apply a sandbox. */
 export interface ExecServerSpawnRequest extends SpawnRequest {
   /** The wire `sandbox` of `process/start`; the start fails unless the server applies one. */
   sandbox?: SandboxContext;
+  /** For this command instead of the spawner's `envPolicy`. */
+  envPolicy?: EnvPolicy;
   /**
    * Ask the server to run a `[shell, -lc, script]` argv with its own snapshot of that shell (made
    * there, in the remote environment, once per `scopeId`): Codex's `shellSnapshot` start parameter.
@@ -125,28 +128,42 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
         { cause: error },
       );
     }
+    // Loaded by the connection already: this only hands them over.
+    const { sandboxContextSchema, startResultSchema } = await loadProtocolSchemas();
+    const checked = sandbox && sandboxContextSchema.safeParse(sandbox);
+    if (checked && !checked.success) {
+      throw new InvalidArgumentsError({
+        tool: 'exec-server sandbox',
+        issues: [{ path: 'sandbox', message: `is not a wire sandbox context: ${checked.error.message}` }],
+      });
+    }
     counter += 1;
     const processId = `${counter}-${randomUUID()}`;
     const process = new RemoteProcess(client, {
       processId,
       tty: request.tty,
       stdinOpen: request.tty || request.stdin === 'pipe',
+      serverName: name,
     });
+    const envPolicy = request.envPolicy ?? settings.envPolicy;
+    // A server that does not offer snapshots refuses the parameter: its login files run instead.
+    const shellSnapshot =
+      request.shellSnapshot && client.can(SHELL_SNAPSHOT_CAPABILITY) ? request.shellSnapshot : undefined;
     let sandboxType: string;
     try {
       const result = await client.request(
         'process/start',
         {
           processId,
-          argv,
-          cwd: remoteFileUri(request.cwd),
+          argv: withPrependedPath(argv, client.environmentInfo.prependPathDirs),
+          cwd: fileUriFromPath(request.cwd),
           env: request.env,
           tty: request.tty,
           pipeStdin: !request.tty && request.stdin === 'pipe',
           arg0: request.arg0 ?? null,
-          ...(settings.envPolicy ? { envPolicy: settings.envPolicy } : {}),
-          sandbox: sandbox ?? null,
-          ...(request.shellSnapshot ? { shellSnapshot: request.shellSnapshot } : {}),
+          ...(envPolicy ? { envPolicy } : {}),
+          sandbox: checked ? checked.data : null,
+          ...(shellSnapshot ? { shellSnapshot } : {}),
         },
         startResultSchema,
       );
@@ -207,4 +224,30 @@ function startError(name: string, argv: readonly string[], error: unknown): Erro
     { command: argv, reason: `${name}: ${(error as Error).message}` },
     { cause: error },
   );
+}
+
+/** Codex's capability for `process/start`'s `shellSnapshot`. */
+const SHELL_SNAPSHOT_CAPABILITY = 'shellSnapshotV2';
+
+/**
+ * The server's `prependPathDirs` (where its helpers live, ux's `apply_patch` say) put first on the
+ * PATH of a POSIX shell's script, after the login files ran: `[sh, -lc|-c, script]` only, the way
+ * Codex's client uses them. Any other argv is sent as it is.
+ */
+export function withPrependedPath(argv: readonly string[], dirs: readonly string[] | undefined): string[] {
+  if (!dirs || dirs.length === 0 || argv.length !== 3) return [...argv];
+  const [shell, flag, script] = argv as [string, string, string];
+  if (flag !== '-c' && flag !== '-lc') return [...argv];
+  if (!/(^|\/)(ba|z|da|k)?sh$/.test(shell)) return [...argv];
+  const paths: string[] = [];
+  for (const dir of dirs) {
+    try {
+      paths.push(dir.startsWith('file:') ? pathFromFileUri(dir, 'prependPathDirs') : dir);
+    } catch {
+      // A malformed entry from the server is left out, not sent to a shell.
+    }
+  }
+  if (paths.length === 0) return [...argv];
+  const quoted = paths.map((path) => `'${path.replace(/'/g, `'\\''`)}'`).join(':');
+  return [shell, flag, `export PATH=${quoted}:"$PATH"\n${script}`];
 }

@@ -1,7 +1,5 @@
-import { isAbsolute, join } from 'node:path';
 import {
-  type EffectivePolicy,
-  type FileSystemEntry,
+  encodeSandboxContext,
   InvalidArgumentsError,
   type LaunchPlan,
   MissingCommandLineError,
@@ -10,13 +8,9 @@ import {
   type SandboxContext,
   type SandboxPlanRequest,
   type SandboxProbe,
-  sandboxContextSchema,
   UX_EXEC_SERVER_CAPABILITIES,
-  type WireFileSystemEntry,
-  type WirePermissions,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import type { ExecServerSpawner, ExecServerSpawnRequest } from './exec-server-spawner.js';
-import { remoteFileUri } from './remote-file-uri.js';
 
 /**
  * argv[0] of a plan made by the exec-server sandbox. It holds a NUL byte, which no operating system
@@ -58,7 +52,7 @@ export function createExecServerSandbox(spawner: ExecServerSpawner): SandboxBack
     },
     async plan(request: SandboxPlanRequest): Promise<LaunchPlan> {
       if (request.argv.length === 0) throw new MissingCommandLineError();
-      const context = wireSandboxContext(request);
+      const context = encodeSandboxContext(request);
       return {
         argv: [EXEC_SERVER_SANDBOX_LAUNCHER, JSON.stringify(context), ...request.argv],
         cwd: request.cwd,
@@ -84,14 +78,26 @@ export function takeSandboxRequest(request: ExecServerSpawnRequest): {
   if (request.argv[0] !== EXEC_SERVER_SANDBOX_LAUNCHER) {
     return { argv: request.argv, ...(request.sandbox ? { sandbox: request.sandbox } : {}) };
   }
-  const parsed = sandboxContextSchema.safeParse(safeJson(request.argv[1]));
-  if (!parsed.success) {
+  const context = safeJson(request.argv[1]);
+  if (!looksLikeSandboxContext(context)) {
     throw new InvalidArgumentsError({
       tool: 'exec-server sandbox',
       issues: [{ path: 'argv[1]', message: 'is not the sandbox context of an exec-server sandbox plan' }],
     });
   }
-  return { argv: request.argv.slice(2), sandbox: parsed.data };
+  return { argv: request.argv.slice(2), sandbox: context };
+}
+
+/** The outline of a wire sandbox context; the spawner checks it against the schema before sending. */
+function looksLikeSandboxContext(value: unknown): value is SandboxContext {
+  if (typeof value !== 'object' || value === null) return false;
+  const { permissions, windowsSandboxLevel } = value as Record<string, unknown>;
+  return (
+    typeof permissions === 'object' &&
+    permissions !== null &&
+    typeof (permissions as Record<string, unknown>).type === 'string' &&
+    typeof windowsSandboxLevel === 'string'
+  );
 }
 
 function safeJson(text: string | undefined): unknown {
@@ -100,75 +106,4 @@ function safeJson(text: string | undefined): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** ux's effective policy in the wire shape Codex's servers read (snake_case inside `permissions`). */
-export function wireSandboxContext(request: SandboxPlanRequest): SandboxContext {
-  const cwdUri = remoteFileUri(request.cwd);
-  return {
-    permissions: wirePermissions(request.policy, request),
-    cwd: cwdUri,
-    workspaceRoots: (request.projectRoots ?? [request.cwd]).map(remoteFileUri),
-    windowsSandboxLevel: 'disabled',
-  };
-}
-
-function wirePermissions(policy: EffectivePolicy, request: SandboxPlanRequest): WirePermissions {
-  const fs = policy.fileSystem;
-  if (fs.kind === 'external-sandbox') return { type: 'external', network: policy.network };
-  if (fs.kind === 'unrestricted') {
-    return { type: 'managed', file_system: { type: 'unrestricted' }, network: policy.network };
-  }
-  return {
-    type: 'managed',
-    file_system: {
-      type: 'restricted',
-      entries: fs.entries.map((entry) => wireEntry(entry, request)),
-      ...(fs.glob_scan_max_depth === undefined ? {} : { glob_scan_max_depth: fs.glob_scan_max_depth }),
-    },
-    network: policy.network,
-  };
-}
-
-function wireEntry(entry: FileSystemEntry, request: SandboxPlanRequest): WireFileSystemEntry {
-  const access = entry.access === 'none' ? 'deny' : entry.access;
-  const { path } = entry;
-  switch (path.type) {
-    case 'special':
-      // The wire has no `cwd` kind: it becomes the concrete directory.
-      if (path.value === 'cwd') {
-        return {
-          path: {
-            type: 'path',
-            path: remoteFileUri(path.subpath ? join(request.cwd, path.subpath) : request.cwd),
-          },
-          access,
-        };
-      }
-      return {
-        path: {
-          type: 'special',
-          value: { kind: path.value, ...(path.subpath ? { subpath: path.subpath } : {}) },
-        },
-        access,
-      };
-    case 'path':
-      return { path: { type: 'path', path: remoteFileUri(absolute(path.path, request)) }, access };
-    case 'glob':
-      return { path: { type: 'glob_pattern', pattern: absolute(path.pattern, request) }, access };
-  }
-}
-
-function absolute(path: string, request: SandboxPlanRequest): string {
-  if (path === '~' || path.startsWith('~/')) {
-    const home = request.env.HOME;
-    if (!home) {
-      throw new InvalidArgumentsError({
-        tool: 'exec-server sandbox',
-        issues: [{ path: 'policy', message: `${path} needs HOME in the command's environment` }],
-      });
-    }
-    return join(home, path.slice(1));
-  }
-  return isAbsolute(path) ? path : join(request.cwd, path);
 }

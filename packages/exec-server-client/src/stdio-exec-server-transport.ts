@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
+import { LineSplitter } from '@ux/protocol/core';
 import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
-import { LineSplitter } from './line-splitter.js';
 
 export interface StdioExecServerOptions {
   /** The program that runs the server: `ux`, `ssh`, `kubectl`, or `node` with a script. */

@@ -1,16 +1,7 @@
-import {
-  decodeBase64,
-  type EnvironmentInfo,
-  environmentInfoSchema,
-  execServerNotifications,
-  INITIALIZED_NOTIFICATION,
-  initializeResultSchema,
-  type OutputStream,
-  parseWireMessage,
-  type RequestId,
-  WireErrorCode,
-} from '@ux/protocol';
+import type { EnvironmentInfo, RequestId } from '@ux/protocol';
+import { decodeBase64, type OutputStream, WireErrorCode } from '@ux/protocol/core';
 import type { ExecServerTransport } from './exec-server-transport.js';
+import { loadProtocolSchemas, type ProtocolSchemas } from './load-protocol-schemas.js';
 
 /** An error answer from the server, or a transport that ended before the answer came. */
 export class ExecServerRequestError extends Error {
@@ -70,12 +61,14 @@ export class ExecServerClient {
   private closeReason: string | undefined;
   private readonly onProtocolError: (message: string) => void;
   sessionId = '';
-  environmentInfo: EnvironmentInfo = environmentInfoSchema.parse({});
+  environmentInfo: EnvironmentInfo;
 
   private constructor(
     private readonly transport: ExecServerTransport,
+    private readonly schemas: ProtocolSchemas,
     options: ExecServerClientOptions,
   ) {
+    this.environmentInfo = schemas.environmentInfoSchema.parse({});
     this.onProtocolError = options.onProtocolError ?? (() => {});
     transport.onMessage((text) => this.receive(text));
     transport.onClose((reason) => this.lost(reason));
@@ -83,16 +76,19 @@ export class ExecServerClient {
 
   /**
    * Performs the handshake (`initialize`, then the required `initialized`; `environment/info` when the
-   * server did not send it). Rejects, and closes the transport, when it fails or times out.
+   * server did not send it). Rejects, and closes the transport, when it fails or times out. The
+   * protocol's schemas are loaded here, on the first connection.
    */
   static async connect(
     transport: ExecServerTransport,
     options: ExecServerClientOptions = {},
   ): Promise<ExecServerClient> {
-    const client = new ExecServerClient(transport, options);
     const timeoutMs = options.initializeTimeoutMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     try {
+      const schemas = await loadProtocolSchemas();
+      const { environmentInfoSchema, INITIALIZED_NOTIFICATION, initializeResultSchema } = schemas;
+      const client = new ExecServerClient(transport, schemas, options);
       const result = await Promise.race([
         client.request(
           'initialize',
@@ -186,7 +182,7 @@ export class ExecServerClient {
 
   private receive(text: string): void {
     if (text.startsWith('{"method":"process/output"') && this.receiveOutput(text)) return;
-    const parsed = parseWireMessage(text);
+    const parsed = this.schemas.parseWireMessage(text);
     switch (parsed.kind) {
       case 'invalid':
         this.onProtocolError(`dropped an unreadable message from the exec-server: ${parsed.reason}`);
@@ -258,6 +254,7 @@ export class ExecServerClient {
   }
 
   private onNotification(method: string, params: unknown): void {
+    const { execServerNotifications } = this.schemas;
     if (!(method in execServerNotifications)) return;
     const name = method as keyof typeof execServerNotifications;
     const parsed = execServerNotifications[name].safeParse(params);

@@ -2,16 +2,15 @@ import {
   type ExecProcess,
   type ExitStatus,
   InvalidArgumentsError,
+  isValidTerminalSize,
+  OutputHub,
   type OutputSource,
-  readResultSchema,
   StdinClosedError,
   type TerminalSize,
   UX_EXEC_SERVER_CAPABILITIES,
-  writeResultSchema,
-} from '@ux/protocol';
+} from '@ux/protocol/core';
 import type { ExecServerClient, ProcessListener } from './exec-server-client.js';
-import { OutputHub } from './output-hub.js';
-import { validSize } from './terminal-size.js';
+import { loadProtocolSchemas } from './load-protocol-schemas.js';
 
 /** How long a hole in the `seq` sequence may stay open before it is filled with `process/read`. */
 export const SEQ_GAP_REPAIR_MS = 1_000;
@@ -26,6 +25,8 @@ export interface RemoteProcessOptions {
   tty: boolean;
   /** stdin was asked for (`tty`, or a pipe with `stdin: 'pipe'`). */
   stdinOpen: boolean;
+  /** Who lost the connection, in the line that says so (`environment "box"`); default `the exec-server`. */
+  serverName?: string;
 }
 
 /**
@@ -37,6 +38,7 @@ export interface RemoteProcessOptions {
 export class RemoteProcess implements ExecProcess, ProcessListener {
   readonly pid = undefined;
   readonly tty: boolean;
+  private readonly serverName: string | undefined;
   readonly processId: string;
   readonly exited: Promise<ExitStatus>;
   readonly closed: Promise<void>;
@@ -65,6 +67,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
     this.processId = options.processId;
     this.tty = options.tty;
     this.stdinOpen = options.stdinOpen;
+    this.serverName = options.serverName;
     this.exited = new Promise((resolve) => {
       this.resolveExited = resolve;
     });
@@ -142,6 +145,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
     if (this.repairing || this.closedFlag || this.early.size === 0) return;
     this.repairing = true;
     try {
+      const { readResultSchema } = await loadProtocolSchemas();
       const result = await this.client.request(
         'process/read',
         { processId: this.processId, afterSeq: this.lastSeq, maxBytes: null, waitMs: 0 },
@@ -202,7 +206,10 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
     if (this.closedFlag) return;
     this.failure = reason;
     // Make the loss visible where the output is read: the process's fate is unknown from here on.
-    this.hub.emit(Buffer.from(`\n[ux: lost the exec-server before the process ended: ${reason}]\n`));
+    const server = this.serverName ?? 'the exec-server';
+    this.hub.emit(
+      Buffer.from(`\n[ux: ${server} disconnected: ${reason}; what became of the process there is unknown]\n`),
+    );
     this.finishExit({ exitCode: -1 });
     this.finishClose();
   }
@@ -212,6 +219,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
     if (this.status || this.failure)
       throw new StdinClosedError({ processId: this.processId, reason: 'exited' });
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    const { writeResultSchema } = await loadProtocolSchemas();
     this.writeCount += 1;
     const { status } = await this.client.request(
       'process/write',
@@ -238,7 +246,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   }
 
   private resizeRemote(size: TerminalSize): void {
-    if (!validSize(size)) {
+    if (!isValidTerminalSize(size)) {
       throw new InvalidArgumentsError({
         tool: 'resize',
         issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],

@@ -1,11 +1,14 @@
-import type { OutputSource } from '@ux/protocol/core';
+import type { OutputSource } from '../plugins/spawner.js';
 import { HeadTailBuffer } from './head-tail-buffer.js';
-import { PENDING_OUTPUT_MAX_BYTES } from './spawn-constants.js';
+
+/** Output kept for a process before anyone listens (head and tail, like the buffer): 1 MiB. */
+export const PENDING_OUTPUT_MAX_BYTES = 1024 * 1024;
 
 /**
- * Fans one process's output out to listeners. Until the first listener arrives, output is kept
- * (head and tail, up to 1 MiB) and handed to that listener, so nothing produced between spawn and
- * subscription is lost.
+ * Fans one process's output out to listeners, as `ExecProcess.onOutput` promises: until the first
+ * listener arrives, output is kept (head and tail, up to `PENDING_OUTPUT_MAX_BYTES`) and handed to that
+ * listener, so nothing produced between spawn and subscription is lost. Local and remote processes
+ * share it.
  */
 export class OutputHub {
   private readonly listeners = new Set<(chunk: Uint8Array, stream?: OutputSource) => void>();

@@ -2,15 +2,16 @@
 // response or out of seq order in a few runs out of 150; servers that ignore `sandbox`). A scripted
 // peer answers over an in-memory transport; the real servers are exercised in the integration tests of
 // @ux/exec-server, @ux/unified-exec and interop/codex.
-import { SandboxUnavailableError } from '@ux/protocol';
+import { encodeSandboxContext, SandboxUnavailableError } from '@ux/protocol';
 import { runToEnd } from '@ux/protocol/testing';
 import { describe, expect, it } from 'vitest';
+import { createExecServerSandbox, EXEC_SERVER_SANDBOX_LAUNCHER } from './exec-server-sandbox.js';
 import { createExecServerSpawner } from './exec-server-spawner.js';
 import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
 
 type Script = (message: Record<string, unknown>, reply: (message: object) => void) => void;
 
-function scriptedTransport(script: Script) {
+function scriptedTransport(script: Script, info: Record<string, unknown> = {}) {
   const events = new TransportEvents();
   const sent: Record<string, unknown>[] = [];
   const reply = (message: object) => setImmediate(() => events.message(JSON.stringify(message)));
@@ -22,7 +23,10 @@ function scriptedTransport(script: Script) {
       if (message.method === 'initialize') {
         reply({
           id: message.id,
-          result: { sessionId: 's', environmentInfo: { executorVersion: '9.9.9', capabilities: {} } },
+          result: {
+            sessionId: 's',
+            environmentInfo: { executorVersion: '9.9.9', capabilities: {}, ...info },
+          },
         });
         return;
       }
@@ -157,6 +161,141 @@ describe('exec-server spawner against a scripted peer', () => {
     peer.lose('the wire was cut');
     await expect(pending).rejects.toThrow(
       'failed to start x: process/start failed: the wire was cut; the command may not have run',
+    );
+  });
+
+  it("sends the exec-server sandbox's plan as the wire sandbox, encoded by the protocol's codec", async () => {
+    const peer = scriptedTransport((message, reply) => {
+      const params = message.params as { processId: string };
+      if (message.method !== 'process/start') return;
+      reply({ id: message.id, result: { processId: params.processId, sandboxType: 'linuxSeccomp' } });
+      reply({ method: 'process/exited', params: { processId: params.processId, seq: 1, exitCode: 0 } });
+      reply({ method: 'process/closed', params: { processId: params.processId, seq: 2 } });
+    });
+    const spawner = createExecServerSpawner({ name: 'box', connect: async () => peer.transport });
+    const backend = createExecServerSandbox(spawner);
+    // The scripted peer advertises no capability: the probe says why, before anything is planned.
+    expect(await backend.probe()).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('(executor 9.9.9) does not advertise that it applies sandboxes'),
+    });
+    const planRequest = {
+      argv: ['make', 'test'],
+      cwd: '/work/my proj',
+      env: { HOME: '/home/dev' },
+      tty: false,
+      policy: {
+        fileSystem: {
+          kind: 'restricted' as const,
+          entries: [
+            { path: { type: 'special' as const, value: 'root' as const }, access: 'read' as const },
+            { path: { type: 'special' as const, value: 'cwd' as const }, access: 'write' as const },
+            { path: { type: 'path' as const, path: '~/.ssh' }, access: 'none' as const },
+          ],
+        },
+        network: 'restricted' as const,
+      },
+    };
+    const plan = await backend.plan(planRequest);
+    expect(plan.argv[0]).toBe(EXEC_SERVER_SANDBOX_LAUNCHER);
+    const child = await spawner.spawn({ ...request, argv: plan.argv, cwd: plan.cwd, env: plan.env });
+    await child.closed;
+    expect(child.sandboxType).toBe('linuxSeccomp');
+    const start = peer.sent.find((m) => m.method === 'process/start')?.params as Record<string, unknown>;
+    expect(start.argv).toEqual(['make', 'test']);
+    expect(start.cwd).toBe('file:///work/my%20proj');
+    expect(start.sandbox).toEqual(encodeSandboxContext(planRequest));
+    expect(start.sandbox).toMatchObject({
+      permissions: {
+        file_system: {
+          entries: [
+            { path: { type: 'special', value: { kind: 'root' } }, access: 'read' },
+            { path: { type: 'path', path: 'file:///work/my%20proj' }, access: 'write' },
+            { path: { type: 'path', path: 'file:///home/dev/.ssh' }, access: 'deny' },
+          ],
+        },
+      },
+    });
+    await spawner.close();
+  });
+
+  describe('what a start sends', () => {
+    /** A peer that answers every start and ends the process at once; records the start params. */
+    function startRecorder(info: Record<string, unknown> = {}) {
+      const starts: Record<string, unknown>[] = [];
+      const peer = scriptedTransport((message, reply) => {
+        if (message.method !== 'process/start') return;
+        const params = message.params as Record<string, unknown> & { processId: string };
+        starts.push(params);
+        reply({ id: message.id, result: { processId: params.processId, sandboxType: 'none' } });
+        reply({ method: 'process/exited', params: { processId: params.processId, seq: 1, exitCode: 0 } });
+        reply({ method: 'process/closed', params: { processId: params.processId, seq: 2 } });
+      }, info);
+      return { starts, spawner: createExecServerSpawner({ connect: async () => peer.transport }) };
+    }
+    const script = { ...request, argv: ['/bin/bash', '-lc', 'apply_patch < p'] };
+
+    it("puts the server's prependPathDirs first on a shell script's PATH, after the login files", async () => {
+      const { starts, spawner } = startRecorder({
+        prependPathDirs: ['file:///srv/ux%20home/bin', "/opt/it's"],
+      });
+      await (await spawner.spawn(script)).closed;
+      await (await spawner.spawn({ ...request, argv: ['/usr/bin/env', 'true'] })).closed;
+      expect(starts[0]!.argv).toEqual([
+        '/bin/bash',
+        '-lc',
+        `export PATH='/srv/ux home/bin':'/opt/it'\\''s':"$PATH"\napply_patch < p`,
+      ]);
+      expect(starts[1]!.argv).toEqual(['/usr/bin/env', 'true']);
+      await spawner.close();
+    });
+
+    it('sends shellSnapshot only to a server that offers snapshots (shellSnapshotV2)', async () => {
+      const snapshot = { scopeId: 'door-1', shell: { name: 'bash', path: '/bin/bash' } };
+      const without = startRecorder();
+      await (await without.spawner.spawn({ ...script, shellSnapshot: snapshot })).closed;
+      expect(without.starts[0]).not.toHaveProperty('shellSnapshot');
+      const withIt = startRecorder({ capabilities: { shellSnapshotV2: true } });
+      await (await withIt.spawner.spawn({ ...script, shellSnapshot: snapshot })).closed;
+      expect(withIt.starts[0]!.shellSnapshot).toEqual(snapshot);
+      await without.spawner.close();
+      await withIt.spawner.close();
+    });
+
+    it("a request's envPolicy is sent instead of the spawner's", async () => {
+      const policy = {
+        inherit: 'core' as const,
+        ignoreDefaultExcludes: false,
+        exclude: [],
+        set: {},
+        includeOnly: [],
+      };
+      const { starts, spawner } = startRecorder();
+      await (await spawner.spawn({ ...request, envPolicy: policy })).closed;
+      expect(starts[0]!.envPolicy).toEqual(policy);
+      await spawner.close();
+    });
+  });
+
+  it('a lost connection ends a live process with a line naming the environment', async () => {
+    const peer = scriptedTransport((message, reply) => {
+      if (message.method !== 'process/start') return;
+      const params = message.params as { processId: string };
+      reply({ id: message.id, result: { processId: params.processId, sandboxType: 'none' } });
+    });
+    const spawner = createExecServerSpawner({
+      name: 'environment "dev"',
+      connect: async () => peer.transport,
+    });
+    const child = await spawner.spawn(request);
+    let output = '';
+    child.onOutput((data) => {
+      output += Buffer.from(data).toString();
+    });
+    peer.lose('the server process exited (signal SIGKILL)');
+    expect(await child.exited).toEqual({ exitCode: -1 });
+    expect(output).toContain(
+      '[ux: environment "dev" disconnected: the server process exited (signal SIGKILL); what became of the process there is unknown]',
     );
   });
 });

@@ -1,0 +1,84 @@
+import {
+  connectWebSocketExecServer,
+  createExecServerSandbox,
+  createExecServerSpawner,
+  type ExecServerSpawner,
+  type ExecServerTransport,
+  spawnStdioExecServer,
+} from '@ux/exec-server-client';
+import type { EnvironmentConfig, RemoteEnvironmentConfig } from '@ux/features';
+import type { SandboxBackend } from '@ux/protocol/core';
+import type { DoorEnvironment } from '@ux/unified-exec';
+
+/** The configured remote environments, connected lazily (on their first command). */
+export interface CliEnvironments {
+  /** For the door, by id. */
+  door: Record<string, DoorEnvironment>;
+  /** For the orchestrator: each environment's sandbox (applied by its server). */
+  sandboxes: Record<string, SandboxBackend>;
+  spawners: Record<string, ExecServerSpawner>;
+  /** Closes every connection (a stdio server stops, and with it what it hosts). */
+  close(): Promise<void>;
+}
+
+/** Spawners and sandboxes for `[environments.NAME]`; nothing connects until a command needs it. */
+export function createCliEnvironments(
+  configs: readonly EnvironmentConfig[],
+  options: { env: NodeJS.ProcessEnv; cwd: string; onServerLog?: (id: string, text: string) => void },
+): CliEnvironments {
+  const result: CliEnvironments = {
+    door: {},
+    sandboxes: {},
+    spawners: {},
+    async close() {
+      await Promise.all(Object.values(result.spawners).map((spawner) => spawner.close()));
+    },
+  };
+  for (const config of configs) {
+    if (config.kind === 'local') continue;
+    const spawner = createExecServerSpawner({
+      name: `environment "${config.id}"`,
+      connect: () => connectEnvironment(config, options),
+    });
+    result.spawners[config.id] = spawner;
+    result.sandboxes[config.id] = createExecServerSandbox(spawner);
+    result.door[config.id] = { spawner, cwd: config.cwd ?? options.cwd };
+  }
+  return result;
+}
+
+/** Opens the transport of one environment: its WebSocket (with the token) or its stdio command. */
+export function connectEnvironment(
+  config: RemoteEnvironmentConfig,
+  options: { env: NodeJS.ProcessEnv; onServerLog?: (id: string, text: string) => void },
+): Promise<ExecServerTransport> {
+  if (config.kind === 'command') {
+    const [command, ...args] = config.command;
+    return spawnStdioExecServer({
+      command: command!,
+      args,
+      env: options.env,
+      ...(options.onServerLog ? { onStderr: (text) => options.onServerLog!(config.id, text) } : {}),
+    });
+  }
+  let token: string | undefined;
+  if (config.tokenEnv !== undefined) {
+    token = options.env[config.tokenEnv]?.trim();
+    if (!token) {
+      const where = `${config.definedAt.file}:${config.definedAt.line ?? 1}`;
+      return Promise.reject(
+        new Error(
+          `its token is read from $${config.tokenEnv} (token_env at ${where}), which is not set; export ${config.tokenEnv}=<the server's token>`,
+        ),
+      );
+    }
+  }
+  return connectWebSocketExecServer({ url: config.url, ...(token ? { token } : {}) });
+}
+
+/** One line saying how an environment is reached, for messages and `ux doctor`. */
+export function describeEnvironment(config: RemoteEnvironmentConfig): string {
+  return config.kind === 'command'
+    ? `the command \`${config.command.join(' ')}\``
+    : `${config.url}${config.tokenEnv ? ` with the token in $${config.tokenEnv}` : ' without a token'}`;
+}
