@@ -8,7 +8,7 @@ export const SESSION_PROMPT_HELP = `Commands (the two tools, as a model would us
   send ID TEXT       write_stdin TEXT (JSON escapes work: \\n, \\u0003 for Ctrl-C, \\u0004 for EOF)
   attach [ID]        stream the session live; Ctrl-] detaches again
   exec CMD           exec_command CMD
-  list               the live sessions: ID, MODE (tty or pipe), SANDBOX, COMMAND
+  list               the live sessions: ID, MODE (tty or pipe), WHERE (local or the environment), SANDBOX, COMMAND
   exit               end every session and leave (also Ctrl-D)
 ID defaults to the last session used.
 `;
@@ -143,14 +143,20 @@ function noMoreThan(words: readonly string[], count: number, usage: string): voi
 function listText(live: readonly ProcessInfo[]): string {
   if (live.length === 0) return 'no live sessions\n';
   const rows = [
-    ['ID', 'MODE', 'SANDBOX', 'COMMAND'],
-    ...live.map((p) => [String(p.sessionId), p.tty ? 'tty' : 'pipe', p.sandbox, p.command.join(' ')]),
+    ['ID', 'MODE', 'WHERE', 'SANDBOX', 'COMMAND'],
+    ...live.map((p) => [
+      String(p.sessionId),
+      p.tty ? 'tty' : 'pipe',
+      p.environment,
+      p.sandbox,
+      p.command.join(' '),
+    ]),
   ];
-  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows
     .map((row) =>
       row
-        .map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell))
+        .map((cell, column) => (column < 4 ? cell.padEnd(widths[column]!) : cell))
         .join('  ')
         .trimEnd(),
     )

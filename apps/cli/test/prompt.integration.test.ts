@@ -64,8 +64,8 @@ describe('the ux> prompt', () => {
     const marker = uniqueMarker();
     const { ux, id } = await detachedSession(marker);
     const listed = await run(ux, 'list');
-    expect(listed).toMatch(/^ID {4,}MODE {2}SANDBOX {2}COMMAND\r?$/m);
-    expect(listed).toMatch(new RegExp(`^${id} +tty {3}bwrap {4}\\S.*${marker}`, 'm'));
+    expect(listed).toMatch(/^ID {4,}MODE {2}WHERE {2}SANDBOX {2}COMMAND\r?$/m);
+    expect(listed).toMatch(new RegExp(`^${id} +tty {3}local {2}bwrap {4}\\S.*${marker}`, 'm'));
     expect(await run(ux, 'list all')).toContain('unexpected "all"; list takes no arguments');
     expect(await run(ux, 'lst')).toContain('unknown command "lst" (did you mean "list"?); type "help"');
     await ux.type('exit\r');
