@@ -116,6 +116,32 @@ describe('ux exec --env', () => {
     expect(await ux.exitCode()).toBe(3);
   });
 
+  it('apply_patch in a remote environment runs there, from the server’s helpers, under its sandbox', async () => {
+    const home = homeWithEnvironments();
+    writeFileSync(join(home.workspace, 'a.txt'), 'one\n');
+    const patch = `apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\nEOF\n`;
+    const result = await runUx(['exec', '--env', 'dev', '--', patch], home);
+    expect(result.stdout).toContain('Success. Updated the following files:\nM a.txt');
+    expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('ONE\n');
+    // Outside the workspace, the server's sandbox refuses the write.
+    const outside = `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../escape.txt\n+x\n*** End Patch\nEOF\n`;
+    const refused = await runUx(
+      [
+        'exec',
+        '--env',
+        'dev',
+        '-c',
+        'sandbox_workspace_write.exclude_slash_tmp=true',
+        '-c',
+        'sandbox_workspace_write.exclude_tmpdir_env_var=true',
+        '--',
+        outside,
+      ],
+      home,
+    );
+    expect(refused.stdout).toMatch(/read-only file system/i);
+  });
+
   it('default_environment decides where commands run', async () => {
     const home = homeWithEnvironments('default_environment = "dev"\n');
     const result = await runUx(['exec', '--', WHERE_AM_I], home);
