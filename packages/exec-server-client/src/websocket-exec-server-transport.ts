@@ -12,6 +12,12 @@ export interface WebSocketExecServerOptions {
   handshakeTimeoutMs?: number;
   /** Largest message accepted from the server; default 64 MiB. */
   maxMessageBytes?: number;
+  /**
+   * How often a ping checks that the server is still there; a server that has not answered the last
+   * one by the next is taken as gone (its host vanished, a network dropped without a FIN), so nothing
+   * waits on a dead connection. Default 15000 ms; 0 turns it off.
+   */
+  keepAliveMs?: number;
 }
 
 /** Connects to an exec-server over WebSocket with a capability token; one JSON message per text frame. */
@@ -45,6 +51,27 @@ export async function connectWebSocketExecServer(
     );
   });
   socket.on('error', () => {});
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  let answered = true;
+  socket.on('pong', () => {
+    answered = true;
+  });
+  const heartbeat =
+    keepAliveMs > 0
+      ? setInterval(() => {
+          if (!answered) {
+            events.close(
+              `the exec-server at ${options.url} did not answer a ping within ${keepAliveMs} ms (the connection is taken as lost)`,
+            );
+            socket.terminate();
+            return;
+          }
+          answered = false;
+          socket.ping();
+        }, keepAliveMs)
+      : undefined;
+  // A check, not a reason to stay alive.
+  heartbeat?.unref();
   socket.on('message', (data, isBinary) => {
     if (isBinary) {
       events.close(`the exec-server at ${options.url} sent a binary frame`);
@@ -55,6 +82,7 @@ export async function connectWebSocketExecServer(
   });
   const closed = new Promise<void>((resolve) => {
     socket.once('close', (code, reason) => {
+      clearInterval(heartbeat);
       events.close(
         `the connection to the exec-server at ${options.url} closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`,
       );
