@@ -1,0 +1,36 @@
+export { type ResolveHost, UpstreamError, type UpstreamFailure } from './connect-upstream.js';
+export type { NetworkConnectionEvent, OpenConnection } from './connection-record.js';
+export {
+  createNetworkProxy,
+  MAX_UNIX_SOCKET_PATH_BYTES,
+  type NetworkProxy,
+  type NetworkProxyOptions,
+  type NetworkProxyStats,
+} from './create-network-proxy.js';
+export { type DenialDescription, describeDenial } from './describe-denial.js';
+export {
+  type CompiledDomainPolicy,
+  compileDomainPolicy,
+  type DomainMatch,
+  type DomainPattern,
+  type NetworkPolicy,
+  parseDomainPattern,
+} from './domain-policy.js';
+export { isLocalAddress } from './is-local-address.js';
+export type {
+  ConnectionDecision,
+  DecidedBy,
+  DenialReason,
+  NetworkAccessRequest,
+  NetworkAsk,
+  NetworkAskAnswer,
+  ProxyProtocol,
+} from './network-decider.js';
+export {
+  NetworkProxyError,
+  type NetworkProxyErrorFields,
+  type NetworkProxyErrorReason,
+} from './network-proxy-error.js';
+export { formatHostPort, type HostKind, type NormalizedHost, normalizeHost } from './normalize-host.js';
+export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from './proxy-environment.js';
+export { BLOCKED_HEADER_VALUE } from './serve-http.js';
