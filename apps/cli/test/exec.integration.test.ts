@@ -192,7 +192,7 @@ describe('ux exec: in a terminal', () => {
     expect(receipt).toMatch(/Process running with session ID \d+/);
     expect(receipt).toMatch(/tick \d+/);
     await ux.type('list\r');
-    expect(await ux.waitFor('ux> ')).toMatch(/\d+ {2}pipe {2}bwrap/);
+    expect(await ux.waitFor('ux> ')).toMatch(/\d+ {2}pipe {2}local {2}bwrap/);
     await ux.type('attach\r');
     await ux.waitFor('Ctrl-] detaches]');
     await ux.waitFor(/tick \d+/);
