@@ -31,8 +31,14 @@ export async function runTerminalView(
   // early-exit window, as upstream): it is printed whole, in order, from the result.
   let startedAt = Date.now();
   const before = new Set(door.processes().map((process) => process.sessionId));
+  // The clock runs from the call, so a command that ends inside the early-exit window (its Begin comes
+  // only after that window) shows its real time; a question to the person restarts it at the Begin,
+  // so the time spent answering is not the command's.
+  let asked = false;
   const noteStart = door.onEvent((event: UxEvent) => {
-    if (event.type === 'exec_command_begin' && event.call_id === command.callId) startedAt = Date.now();
+    if (event.type === 'exec_approval_request' && event.call_id === command.callId) asked = true;
+    if (event.type === 'exec_command_begin' && event.call_id === command.callId && asked)
+      startedAt = Date.now();
   });
   let response: Awaited<ReturnType<UnifiedExec['execCommand']>>;
   try {

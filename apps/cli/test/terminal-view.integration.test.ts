@@ -74,6 +74,15 @@ describe('ux exec on a terminal: the live view', () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  it('a command that ends inside the first moment still shows the time it really took', async () => {
+    const home = makeHome();
+    const ux = await startUxInTerminal(['exec', '--', 'sleep 0.12; exit 4'], home);
+    const shown = await ux.waitFor(/\[ux: exited with code 4 after (\d+\.\d+) s\]/);
+    const seconds = Number(/exited with code 4 after (\d+\.\d+) s/.exec(shown)?.[1]);
+    expect(seconds).toBeGreaterThanOrEqual(0.12);
+    expect(await ux.exitCode()).toBe(4);
+  });
+
   it('a short command shows its output and its exit code, not a receipt', async () => {
     const home = makeHome();
     const ux = await startUxInTerminal(['exec', '--', 'echo hello; exit 3'], home);
