@@ -6,6 +6,7 @@ import {
   InvalidArgumentsError,
   MissingCommandLineError,
   pathFromFileUri,
+  prependPathLine,
   type SandboxContext,
   SandboxUnavailableError,
   SPAWNER_SPECIFICATION_VERSION,
@@ -248,6 +249,5 @@ export function withPrependedPath(argv: readonly string[], dirs: readonly string
     }
   }
   if (paths.length === 0) return [...argv];
-  const quoted = paths.map((path) => `'${path.replace(/'/g, `'\\''`)}'`).join(':');
-  return [shell, flag, `export PATH=${quoted}:"$PATH"\n${script}`];
+  return [shell, flag, `${prependPathLine(paths)}${script}`];
 }

@@ -119,6 +119,7 @@ export type {
   ReviewDecisionType,
 } from './review/review-decision.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
+export { prependPathLine } from './text/prepend-path-line.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';
 export type { ExecResult } from './tools/exec-result.js';

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
-import { type EnvPolicy, UxError } from '@ux/protocol/core';
+import { type EnvPolicy, prependPathLine, UxError } from '@ux/protocol/core';
 import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment, type EnvironmentPolicy } from './build-environment.js';
@@ -53,8 +53,8 @@ export async function orchestrateLaunch(
     // A login command sources the session's shell snapshot instead of running the login files; the
     // orchestrator and the events still see the command the model asked for.
     const launchArgv = withPathAfterLogin(
-      door.snapshots ? await door.snapshots.launchArgv(argv, env, pathLine(prepend)) : [...argv],
-      pathLine(prepend),
+      door.snapshots ? await door.snapshots.launchArgv(argv, env, prependPathLine(prepend)) : [...argv],
+      prependPathLine(prepend),
     );
     const outcome = await door.orchestrator.run(
       { ...ids, ...request },
@@ -151,13 +151,6 @@ function wireEnvPolicy(policy: EnvironmentPolicy): EnvPolicy {
     set: { ...(policy.set ?? {}) },
     includeOnly: [...(policy.includeOnly ?? [])],
   };
-}
-
-/** `export PATH='a':'b':"$PATH"` for the directories that must stay first, or '' when there are none. */
-function pathLine(dirs: readonly string[]): string {
-  if (dirs.length === 0) return '';
-  const quoted = dirs.map((dir) => `'${dir.replace(/'/g, `'\\''`)}'`).join(':');
-  return `export PATH=${quoted}:"$PATH"\n`;
 }
 
 /** A plain login command: the login files may reset PATH, so the door's directories go first again. */
