@@ -43,11 +43,14 @@ const WORKSPACE_WRITE: SandboxPolicy = {
   exclude_slash_tmp: true,
 };
 
+/** For commands that end at once: a loaded machine's slow start must not make a fast denial late. */
+const FAST = { earlyExitWindowMs: 5_000 };
+
 function door(
   approvalPolicy: ApprovalPolicy,
   policy: SandboxPolicy | EffectivePolicy,
   answers: ReviewDecision[] = [{ type: 'approved' }],
-  options: { stallAfterSpawnMs?: number } = {},
+  options: { stallAfterSpawnMs?: number; earlyExitWindowMs?: number } = {},
 ) {
   const name = `case-${Math.random().toString(36).slice(2, 8)}`;
   const cwd = join(root, name, 'workspace');
@@ -94,6 +97,7 @@ function door(
     userShell: '/bin/bash',
     deterministicIds: true,
     baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    ...(options.earlyExitWindowMs === undefined ? {} : { earlyExitWindowMs: options.earlyExitWindowMs }),
   });
   const events: UxEvent[] = [];
   exec.onEvent((event) => events.push(event));
@@ -149,7 +153,12 @@ describe('§11.1 with the real sandbox', () => {
 
 describe('§11.3 approvals with the real sandbox', () => {
   it('on-failure: a sandbox error asks to retry without the sandbox, and the retry succeeds', async () => {
-    const { exec, cwd, prompts, begins } = door('on-failure', { type: 'read-only', network_access: false });
+    const { exec, cwd, prompts, begins } = door(
+      'on-failure',
+      { type: 'read-only', network_access: false },
+      undefined,
+      FAST,
+    );
     const text = (await exec.execCommand({ cmd: 'touch created.txt && echo done', login: false }, ctx()))
       .text;
     const result = receipt(text);
@@ -177,7 +186,7 @@ describe('§11.3 approvals with the real sandbox', () => {
   });
 
   it('workspace-write, on-failure: a write outside the workspace escalates after approval', async () => {
-    const { exec, outside, prompts } = door('on-failure', WORKSPACE_WRITE);
+    const { exec, outside, prompts } = door('on-failure', WORKSPACE_WRITE, undefined, FAST);
     const target = join(outside, 'outside.txt');
     const result = receipt(
       (await exec.execCommand({ cmd: `touch ${target} && echo ok`, login: false }, ctx())).text,
@@ -214,7 +223,7 @@ describe('the worked example: a denied install, three ways', () => {
   const install = (target: string) => `mkdir -p ${target} && echo installed > ${target}/marker`;
 
   it('untrusted: asked once, denied in the sandbox, run again without it', async () => {
-    const { exec, outside, prompts, spawns, begins } = door('untrusted', WORKSPACE_WRITE);
+    const { exec, outside, prompts, spawns, begins } = door('untrusted', WORKSPACE_WRITE, undefined, FAST);
     const target = join(outside, 'pkg');
     const result = receipt((await exec.execCommand({ cmd: install(target), login: false }, ctx())).text);
     expect(result).toMatchObject({ exitCode: '0' });
@@ -227,7 +236,7 @@ describe('the worked example: a denied install, three ways', () => {
   });
 
   it('never: one sandboxed run, the denial returned with its text', async () => {
-    const { exec, outside, prompts, spawns, begins } = door('never', WORKSPACE_WRITE);
+    const { exec, outside, prompts, spawns, begins } = door('never', WORKSPACE_WRITE, undefined, FAST);
     const target = join(outside, 'pkg');
     const response = await exec.execCommand({ cmd: install(target), login: false }, ctx());
     const result = receipt(response.text);

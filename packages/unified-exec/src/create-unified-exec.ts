@@ -81,6 +81,12 @@ export interface UnifiedExecOptions {
    * `/etc/profile` resets PATH): the CLI's `apply_patch` executable, say.
    */
   prependPath?: readonly string[];
+  /**
+   * How long a new process may take to exit and still be judged a fast sandbox denial (retry,
+   * escalation); default 150 ms. Raise it on a heavily loaded machine (a CI runner) where a denied
+   * command can take longer than that to start and fail.
+   */
+  earlyExitWindowMs?: number;
 }
 
 export interface ProcessInfo {
@@ -128,6 +134,9 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   const pause = new PauseState();
   let shutDown = false;
   const environments = checkedEnvironments(options);
+  const window = options.earlyExitWindowMs;
+  if (window !== undefined && !(Number.isFinite(window) && window >= 0 && window <= 60_000))
+    throw new RangeError(`earlyExitWindowMs must be a number of milliseconds from 0 to 60000, not ${window}`);
   // `environment_id` is offered exactly when a call has a choice.
   const plan: ToolPlan = {
     ...options.toolPlan,
@@ -205,6 +214,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     abortTurn: () => interrupt(),
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
+    earlyExitWindowMs: options.earlyExitWindowMs,
     snapshots: plan.shellSnapshot
       ? new ShellSnapshots({
           dir:

@@ -21,6 +21,17 @@ function sandboxedDoor(
   policy: SandboxPolicy,
   ...answers: Parameters<typeof scriptedReviewer>
 ) {
+  // Every command given to this door ends at once: a wide early-exit window keeps a loaded machine's
+  // slow start from turning a fast denial into a late one.
+  return sandboxedDoorWithWindow(5_000, approvalPolicy, policy, ...answers);
+}
+
+function sandboxedDoorWithWindow(
+  earlyExitWindowMs: number | undefined,
+  approvalPolicy: ApprovalPolicy,
+  policy: SandboxPolicy,
+  ...answers: Parameters<typeof scriptedReviewer>
+) {
   const reviewer = scriptedReviewer(...answers);
   const root = tempDir('ux-approvals-');
   const cwd = join(root, 'workspace');
@@ -34,7 +45,7 @@ function sandboxedDoor(
       policy,
       reviewer,
     },
-    door: { cwd },
+    door: { cwd, ...(earlyExitWindowMs === undefined ? {} : { earlyExitWindowMs }) },
   });
   return { ...made, reviewer, outside };
 }
@@ -164,9 +175,14 @@ describe('approvals with a sandbox that restricts', () => {
   });
 
   it('a late denial is an ordinary receipt: no retry, no prompt, no session', async () => {
-    const { door, events, reviewer, outside } = sandboxedDoor('on-failure', WORKSPACE_WRITE, {
-      type: 'approved',
-    });
+    const { door, events, reviewer, outside } = sandboxedDoorWithWindow(
+      undefined,
+      'on-failure',
+      WORKSPACE_WRITE,
+      {
+        type: 'approved',
+      },
+    );
     const target = join(outside, 'late-marker');
     const receipt = parseReceipt(
       (

@@ -245,6 +245,13 @@ describe('bad input', () => {
     });
   });
 
+  it('refuses an early-exit window that is not 0–60000 ms', () => {
+    for (const earlyExitWindowMs of [-1, Number.NaN, 60_001])
+      expect(() => makeDoor({ door: { earlyExitWindowMs } })).toThrow(
+        `earlyExitWindowMs must be a number of milliseconds from 0 to 60000, not ${earlyExitWindowMs}`,
+      );
+  });
+
   it('rejects an unknown op', async () => {
     const { door } = makeDoor();
     await expect(door.handleOp({ type: 'reboot' })).rejects.toThrow('unknown op {"type":"reboot"}');

@@ -78,6 +78,8 @@ export interface DoorContext {
   escalationBroker: EscalationBroker | undefined;
   /** Directories first on every command's PATH (the zsh fork's bin directory is added to these). */
   prependPath: readonly string[];
+  /** The early-exit window (default 150 ms). */
+  earlyExitWindowMs: number | undefined;
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
   snapshots: ShellSnapshots | undefined;
 }

@@ -27,6 +27,7 @@ export function launchAttempt(
   request: LaunchRequest,
   notices: SandboxNotices,
   interception?: { broker: EscalationBroker; execs: ExecInterception },
+  earlyExitWindowMs?: number,
 ): Attempt<Launched> {
   return async (sandbox) => {
     // ZshFork: a broker session per attempt; its socket reaches the shell through the spawn helper
@@ -90,7 +91,11 @@ export function launchAttempt(
       notices,
       settled: () => within(settled, SANDBOX_SETTLE_MAX_MS),
     };
-    const early = await waitForEarlyExit(process, tracker);
+    const early = await waitForEarlyExit(
+      process,
+      tracker,
+      earlyExitWindowMs === undefined ? {} : { graceMs: earlyExitWindowMs },
+    );
     if (!early.exited) return { value: launched };
     return {
       value: launched,

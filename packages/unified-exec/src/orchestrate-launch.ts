@@ -63,6 +63,7 @@ export async function orchestrateLaunch(
         { argv: launchArgv, cwd, env, tty, projectRoots: [door.cwd] },
         notices,
         interception,
+        door.earlyExitWindowMs,
       ),
     );
     noteRerun(outcome, notices);
@@ -114,6 +115,8 @@ async function orchestrateRemote(
           projectRoots: [environment.cwd],
         },
         notices,
+        undefined,
+        door.earlyExitWindowMs,
       ),
     );
     noteRerun(outcome, notices);
