@@ -32,5 +32,6 @@ export {
   type NetworkProxyErrorReason,
 } from './network-proxy-error.js';
 export { formatHostPort, type HostKind, type NormalizedHost, normalizeHost } from './normalize-host.js';
-export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from './proxy-environment.js';
+// The variables live with the policy types, where sandbox plugins (which know only the protocol) read them.
+export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from '@ux/protocol/core';
 export { BLOCKED_HEADER_VALUE } from './serve-http.js';

@@ -176,7 +176,7 @@ describe('plain HTTP requests', () => {
     const [first, second] = answer.split(/(?=HTTP\/1\.1 )/);
     expect(first).toMatch(/^HTTP\/1\.1 200 /);
     expect(first).toContain('"url":"/first"');
-    expect(second).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(second).toMatch(/^HTTP\/1\.1 403 Blocked by ux network policy/);
     expect(second).toContain('denied.test');
     expect(origin.requests.some((request) => request.url === '/second')).toBe(false);
     await eventually(() => events.length === 2);
@@ -197,7 +197,7 @@ describe('plain HTTP requests', () => {
       'ux: network access to "denied.test" is not allowed by the sandbox\'s network policy (deny list: it matches "denied.test" in network.deny, which wins over network.allow); remove that entry to allow it\n',
     );
     const viaCurl = await curl(['--proxy', url, '--include', `http://denied.test:${origin.port}/`]);
-    expect(viaCurl.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(viaCurl.stdout).toMatch(/^HTTP\/1\.1 403 Blocked by ux network policy/);
     expect(viaCurl.stdout).toContain('X-Proxy-Error: blocked-by-allowlist');
     const unknown = await proxiedGet(endpoint, `http://unknown.test:${origin.port}/`);
     expect(unknown.status).toBe(403);
@@ -274,7 +274,7 @@ describe('HTTP upgrades', () => {
       endpoint,
       `GET http://denied.test:${origin.port}/socket HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`,
     );
-    expect(denied).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(denied).toMatch(/^HTTP\/1\.1 403 Blocked by ux network policy/);
     expect(denied).toContain('X-Proxy-Error: blocked-by-allowlist');
     await eventually(() => events.length === 2);
     expect(events.map((event) => [event.protocol, event.decision]).sort()).toEqual([

@@ -9,6 +9,12 @@ import { endAndLinger, rawTextResponse, watchWhileDeciding } from './socket-repl
 import { tunnel, whenClosed } from './tunnel.js';
 
 /** The `X-Proxy-Error` value of a refusal, as sandbox-runtime sends it. */
+/**
+ * The reason phrase of a refusal: clients that print only the status line (Python's "Tunnel connection
+ * failed: 403 …") still say who refused, and the door's denial heuristic recognises it.
+ */
+export const BLOCKED_REASON = 'Blocked by ux network policy';
+
 export const BLOCKED_HEADER_VALUE = 'blocked-by-allowlist';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never passed on.
@@ -84,7 +90,7 @@ function sendText(res: ServerResponse, status: number, body: string, proxyError:
     return;
   }
   const text = `${body}\n`;
-  res.writeHead(status, {
+  res.writeHead(status, status === 403 ? BLOCKED_REASON : undefined, {
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     'X-Proxy-Error': proxyError,
@@ -258,7 +264,7 @@ async function tunnelTo(
     const { error } = await tunnel(socket, upstream);
     if (error) record.error ??= error.message;
   } else if (outcome.kind === 'denied') {
-    endAndLinger(socket, rawTextResponse(403, 'Forbidden', outcome.message, BLOCKED_HEADER_VALUE));
+    endAndLinger(socket, rawTextResponse(403, BLOCKED_REASON, outcome.message, BLOCKED_HEADER_VALUE));
   } else if (outcome.kind === 'failed') {
     const [status, reason] = statusFor(outcome.error);
     endAndLinger(

@@ -80,8 +80,15 @@ export type {
   FileSystemPath,
   FileSystemPolicy,
   NetworkPolicy,
+  NetworkProxyEndpoint,
   SpecialPathName,
 } from './policy/file-system-policy.js';
+export {
+  NO_PROXY_HOSTS,
+  PROXY_BRIDGE_PORT,
+  type ProxyEnvironmentOptions,
+  proxyEnvironment,
+} from './network/proxy-environment.js';
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
 export { hasDenyRead } from './policy/has-deny-read.js';

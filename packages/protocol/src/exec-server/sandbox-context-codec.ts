@@ -32,9 +32,10 @@ export function encodeSandboxContext(request: SandboxPlanRequest): SandboxContex
 
 function encodePermissions(policy: EffectivePolicy, request: SandboxPlanRequest): WirePermissions {
   const fs = policy.fileSystem;
-  if (fs.kind === 'external-sandbox') return { type: 'external', network: policy.network };
+  const network = wireNetwork(policy);
+  if (fs.kind === 'external-sandbox') return { type: 'external', network };
   if (fs.kind === 'unrestricted') {
-    return { type: 'managed', file_system: { type: 'unrestricted' }, network: policy.network };
+    return { type: 'managed', file_system: { type: 'unrestricted' }, network };
   }
   return {
     type: 'managed',
@@ -43,8 +44,30 @@ function encodePermissions(policy: EffectivePolicy, request: SandboxPlanRequest)
       entries: fs.entries.map((entry) => encodeEntry(entry, request)),
       ...(fs.glob_scan_max_depth === undefined ? {} : { glob_scan_max_depth: fs.glob_scan_max_depth }),
     },
-    network: policy.network,
+    network,
   };
+}
+
+/**
+ * The wire knows the network on or off. A proxied network cannot travel: the proxy is this machine's,
+ * and a server elsewhere has no way to it; nor can a unix socket allow-list. Refused rather than sent
+ * as something wider or narrower.
+ */
+function wireNetwork(policy: EffectivePolicy): 'restricted' | 'enabled' {
+  const issues: { path: string; message: string }[] = [];
+  if (policy.network === 'proxied')
+    issues.push({
+      path: 'network',
+      message:
+        'network by domain (proxied) cannot be sent to an exec-server: the allow-list proxy runs on this machine; give the remote environment the network on or off',
+    });
+  if ((policy.allowUnixSockets ?? []).length > 0)
+    issues.push({
+      path: 'allowUnixSockets',
+      message: 'an exec-server cannot be told which unix sockets to allow; leave allow_unix_sockets empty for remote environments',
+    });
+  if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'exec-server sandbox', issues });
+  return policy.network as 'restricted' | 'enabled';
 }
 
 function encodeEntry(entry: FileSystemEntry, request: SandboxPlanRequest): WireFileSystemEntry {

@@ -9,6 +9,11 @@ const DENIAL_KEYWORDS = [
   'sandbox',
   'landlock',
   'failed to write file',
+  // The network proxy's refusals: its 403 body, its reason phrase, and curl's and git's line for a
+  // refused CONNECT (inside a sandbox the only proxy is ux's).
+  'ux: network access to',
+  'blocked by ux network policy',
+  'connect tunnel failed, response 403',
 ];
 
 // SIGSYS on Linux (x86 and arm): a seccomp filter that kills the offending process.

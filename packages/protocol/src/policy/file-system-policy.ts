@@ -48,12 +48,41 @@ export const fileSystemPolicySchema = z.discriminatedUnion('kind', [
 ]);
 export type FileSystemPolicy = z.output<typeof fileSystemPolicySchema>;
 
-/** Network for sandboxed commands: `restricted` (no sockets beyond local unix pairs) or `enabled`. */
-export const networkPolicySchema = z.enum(['restricted', 'enabled']);
+/**
+ * Network for sandboxed commands: `restricted` (no sockets beyond local unix pairs), `enabled` (the
+ * host's network), or `proxied` (no route out except the host's allow-list proxy, `networkProxy`).
+ */
+export const networkPolicySchema = z.enum(['restricted', 'enabled', 'proxied']);
 export type NetworkPolicy = z.output<typeof networkPolicySchema>;
+
+/**
+ * Where the host's network proxy (`@ux/network-proxy`) listens, for `network: 'proxied'`. A backend
+ * gives the command a way to this proxy and nothing else; it never decides hosts itself.
+ */
+export interface NetworkProxyEndpoint {
+  /**
+   * The proxy's Unix socket on the host (absolute). Linux binds it into the sandbox, and a bridge
+   * inside offers it on the loopback port `PROXY_BRIDGE_PORT` of the command's own network namespace.
+   */
+  unixSocket: string;
+  /**
+   * The proxy's port on the host's 127.0.0.1, for backends that cannot bridge a socket into a private
+   * network namespace (Seatbelt allows outbound connections to this port only). Absent: such a backend
+   * cannot run a proxied command and fails closed.
+   */
+  loopbackPort?: number;
+}
 
 /** What a sandbox is asked to enforce for one command. */
 export interface EffectivePolicy {
   fileSystem: FileSystemPolicy;
   network: NetworkPolicy;
+  /** Required with `network: 'proxied'`; ignored otherwise. */
+  networkProxy?: NetworkProxyEndpoint;
+  /**
+   * Unix sockets outside the sandbox a command may connect to (absolute paths), in every network
+   * mode. Every other unix socket on the host (the Docker socket, an ssh-agent, a tmux server) stays
+   * out of reach; a backend that cannot enforce this fails closed. Default: none.
+   */
+  allowUnixSockets?: readonly string[];
 }

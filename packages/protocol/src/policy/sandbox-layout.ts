@@ -1,5 +1,6 @@
 import { posix, win32 } from 'node:path';
-import type { EffectivePolicy, NetworkPolicy } from './file-system-policy.js';
+import { InvalidArgumentsError } from '../errors/errors.js';
+import type { EffectivePolicy, NetworkPolicy, NetworkProxyEndpoint } from './file-system-policy.js';
 import type { FsView } from './fs-view.js';
 import { type ProtectedPath, type ProtectedPathsOptions, protectedPaths } from './protected-paths.js';
 import { type PolicyContext, resolveEntries } from './resolve-access.js';
@@ -27,6 +28,10 @@ export interface SandboxLayout {
   /** `none` glob patterns, absolute. */
   unreadableGlobs: string[];
   network: NetworkPolicy;
+  /** Set exactly when `network` is `proxied`. */
+  networkProxy?: NetworkProxyEndpoint;
+  /** Unix sockets outside the sandbox the command may connect to (absolute, as given); often empty. */
+  allowUnixSockets: string[];
 }
 
 /**
@@ -48,6 +53,7 @@ export function resolveSandboxLayout(
     unreadable: [],
     unreadableGlobs: [],
     network: policy.network,
+    ...checkedNetwork(policy, context.pathStyle ?? 'posix'),
   };
   if (policy.fileSystem.kind !== 'restricted') return layout;
   const style = context.pathStyle ?? 'posix';
@@ -137,4 +143,43 @@ function comparableWin32(path: string): string {
 function depth(path: string, style: 'posix' | 'win32'): number {
   if (style === 'posix') return path.split('/').filter(Boolean).length;
   return path.split(/[\\/]+/).filter((part) => part !== '' && !/^[A-Za-z]:$/.test(part)).length;
+}
+
+/**
+ * The proxy endpoint and the unix socket allow-list, checked: a proxied policy names the proxy's
+ * absolute socket path (and a port, when given, that is one); every listed unix socket is absolute.
+ */
+function checkedNetwork(
+  policy: EffectivePolicy,
+  style: 'posix' | 'win32',
+): { networkProxy?: NetworkProxyEndpoint; allowUnixSockets: string[] } {
+  const issues: { path: string; message: string }[] = [];
+  const absolute = (path: unknown) =>
+    typeof path === 'string' && (style === 'win32' ? win32.isAbsolute(path) : path.startsWith('/'));
+  const proxy = policy.networkProxy;
+  if (policy.network === 'proxied') {
+    if (!proxy || !absolute(proxy.unixSocket))
+      issues.push({
+        path: 'networkProxy.unixSocket',
+        message: `network "proxied" needs the proxy's socket as an absolute path, got ${JSON.stringify(proxy?.unixSocket) ?? 'none'}`,
+      });
+    const port = proxy?.loopbackPort;
+    if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535))
+      issues.push({ path: 'networkProxy.loopbackPort', message: `must be a port from 1 to 65535, got ${port}` });
+  }
+  const sockets = policy.allowUnixSockets ?? [];
+  if (!Array.isArray(sockets))
+    issues.push({ path: 'allowUnixSockets', message: 'must be a list of absolute paths' });
+  else
+    for (const [index, path] of sockets.entries())
+      if (!absolute(path))
+        issues.push({
+          path: `allowUnixSockets[${index}]`,
+          message: `must be an absolute path, got ${JSON.stringify(path)}`,
+        });
+  if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'sandbox policy', issues });
+  return {
+    ...(policy.network === 'proxied' && proxy ? { networkProxy: { ...proxy } } : {}),
+    allowUnixSockets: Array.isArray(sockets) ? [...new Set(sockets)] : [],
+  };
 }

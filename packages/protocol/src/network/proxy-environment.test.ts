@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NetworkProxyError } from './network-proxy-error.js';
+import { UxError } from '../errors/ux-error.js';
 import { proxyEnvironment } from './proxy-environment.js';
 
 describe('proxyEnvironment', () => {
@@ -23,13 +23,14 @@ describe('proxyEnvironment', () => {
       CLOUDSDK_PROXY_TYPE: 'http',
       CLOUDSDK_PROXY_ADDRESS: '127.0.0.1',
       CLOUDSDK_PROXY_PORT: '3128',
+      NODE_USE_ENV_PROXY: '1',
     });
   });
 
   it('adds GIT_SSH_COMMAND through BSD nc on macOS only', () => {
     const mac = proxyEnvironment({ httpPort: 3128, socksPort: 1080, platform: 'darwin' });
     expect(mac.GIT_SSH_COMMAND).toBe("ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:1080 %h %p'");
-    expect(Object.keys(mac)).toHaveLength(17);
+    expect(Object.keys(mac)).toHaveLength(18);
     expect(proxyEnvironment({ httpPort: 3128, platform: 'linux' }).GIT_SSH_COMMAND).toBeUndefined();
   });
 
@@ -41,7 +42,7 @@ describe('proxyEnvironment', () => {
 
   it('refuses a port that is not one', () => {
     for (const httpPort of [0, 65536, 1.5, Number.NaN]) {
-      expect(() => proxyEnvironment({ httpPort })).toThrow(NetworkProxyError);
+      expect(() => proxyEnvironment({ httpPort })).toThrow(UxError);
     }
     expect(() => proxyEnvironment({ httpPort: 1, socksPort: -1 })).toThrow('socksPort must be a port number');
   });

@@ -1,4 +1,10 @@
-import { NetworkProxyError } from './network-proxy-error.js';
+import { UxError } from '../errors/ux-error.js';
+
+/**
+ * The loopback port a sandbox offers the host's proxy on, inside the command's own network namespace
+ * (Linux). The namespace is private, so a fixed port never clashes with anything of the host's.
+ */
+export const PROXY_BRIDGE_PORT = 3128;
 
 export interface ProxyEnvironmentOptions {
   /** Where HTTP clients reach the proxy (inside the sandbox: the bridge's loopback port). */
@@ -19,11 +25,12 @@ export const NO_PROXY_HOSTS =
 
 /**
  * The variables that point a sandboxed command's clients at the proxy, as sandbox-runtime sets them
- * (spec: sandbox-backends §2.1.6). The host is `127.0.0.1`, not `localhost`: inside the sandbox the
- * bridge listens on IPv4 loopback, and `localhost` may resolve to `::1` first (Debian's /etc/hosts lists
- * both; Node and Go try the first answer), which would find nothing listening; `127.0.0.1` also needs
- * no name resolution, which an unshared network namespace may not have. Pure: no process state read
- * except the default platform.
+ * (docs/network-proxy.md). The host is `127.0.0.1`, not `localhost`: inside the sandbox the bridge
+ * listens on IPv4 loopback, and `localhost` may resolve to `::1` first (Debian's /etc/hosts lists both;
+ * Node and Go try the first answer), which would find nothing listening; `127.0.0.1` also needs no name
+ * resolution, which an unshared network namespace may not have. `NODE_USE_ENV_PROXY` makes Node's own
+ * `fetch` and `http` use them (Node 24 and 22.21 on; older Node ignores it). Pure: no process state
+ * read except the default platform.
  */
 export function proxyEnvironment(options: ProxyEnvironmentOptions): Record<string, string> {
   const httpPort = checkPort('httpPort', options.httpPort);
@@ -50,6 +57,7 @@ export function proxyEnvironment(options: ProxyEnvironmentOptions): Record<strin
     CLOUDSDK_PROXY_TYPE: 'http',
     CLOUDSDK_PROXY_ADDRESS: '127.0.0.1',
     CLOUDSDK_PROXY_PORT: String(httpPort),
+    NODE_USE_ENV_PROXY: '1',
   };
   if (platform === 'darwin')
     environment.GIT_SSH_COMMAND = `ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:${socksPort} %h %p'`;
@@ -58,8 +66,8 @@ export function proxyEnvironment(options: ProxyEnvironmentOptions): Record<strin
 
 function checkPort(name: string, port: unknown): number {
   if (typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535) return port;
-  throw new NetworkProxyError({
-    reason: 'invalid_option',
-    message: `proxyEnvironment: ${name} must be a port number from 1 to 65535, got ${JSON.stringify(port) ?? String(port)}`,
-  });
+  throw new UxError(
+    'invalid_arguments',
+    `proxyEnvironment: ${name} must be a port number from 1 to 65535, got ${JSON.stringify(port) ?? String(port)}`,
+  );
 }
