@@ -49,6 +49,7 @@ const BASIC: (Omit<ApprovalChoice, 'decision'> & { type: ReviewDecisionType })[]
  * from this list.
  */
 export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
+  if (request.network_approval_context) return networkChoices(request, request.network_approval_context.host);
   const choices: ApprovalChoice[] = BASIC.filter((choice) =>
     request.available_decisions.includes(choice.type),
   ).map(({ type, ...rest }) => ({ ...rest, decision: { type } as ReviewDecision }));
@@ -66,5 +67,60 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
       decision: { type: 'approved_execpolicy_amendment', amendment: [...prefix] },
     });
   }
+  return choices;
+}
+
+/**
+ * A host outside the network allow list: allow this connection, allow the host for the session, deny
+ * it for the session, deny this connection, or abort (which also stops asking about the host).
+ */
+function networkChoices(request: ApprovalRequest, host: string): ApprovalChoice[] {
+  const offered = (type: ReviewDecisionType) => request.available_decisions.includes(type);
+  const choices: ApprovalChoice[] = [];
+  if (offered('approved'))
+    choices.push({
+      key: 'y',
+      words: ['yes', 'allow'],
+      value: 'approve',
+      label: 'allow this connection',
+      title: 'Allow this connection',
+      decision: { type: 'approved' },
+    });
+  if (offered('approved_for_session'))
+    choices.push({
+      key: 'a',
+      words: ['session'],
+      value: 'approve_for_session',
+      label: `allow ${host} for this session`,
+      title: `Allow ${host} for this session`,
+      decision: { type: 'approved_for_session' },
+    });
+  if (offered('network_policy_amendment'))
+    choices.push({
+      key: 'd',
+      words: ['never'],
+      value: 'deny_for_session',
+      label: `deny ${host} for this session`,
+      title: `Deny ${host} for this session`,
+      decision: { type: 'network_policy_amendment', amendment: { host, action: 'deny' } },
+    });
+  if (offered('denied'))
+    choices.push({
+      key: 'n',
+      words: ['no', 'deny'],
+      value: 'deny',
+      label: 'deny this connection',
+      title: 'Deny this connection',
+      decision: { type: 'denied' },
+    });
+  if (offered('abort'))
+    choices.push({
+      key: 'x',
+      words: ['abort'],
+      value: 'abort',
+      label: 'abort (deny, and ask no more about this host)',
+      title: 'Abort (deny, and ask no more about this host)',
+      decision: { type: 'abort' },
+    });
   return choices;
 }

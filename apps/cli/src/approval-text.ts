@@ -8,6 +8,9 @@ export interface ApprovalTextOptions {
 
 /** The question: a rerun without the sandbox, or a first run. */
 export function approvalHeadline(request: ApprovalRequest): string {
+  const network = request.network_approval_context;
+  if (network && !request.retry)
+    return `a sandboxed command wants to reach ${network.host}${network.port ? `:${network.port}` : ''}; allow it?`;
   // An exec the zsh fork intercepted inside an approved command: one program, asked on its own.
   if (request.approval_id !== undefined) return 'a running command wants to start this program; allow it?';
   if (request.command[0] === 'apply_patch') return 'apply this patch? (ux writes the files itself)';
@@ -22,6 +25,7 @@ export function approvalHeadline(request: ApprovalRequest): string {
  * and what approving does to the sandbox. The terminal prompt and MCP elicitation both show these.
  */
 export function approvalDetails(request: ApprovalRequest): { label: string; text: string }[] {
+  if (request.network_approval_context && !request.retry) return networkDetails(request);
   const details = [
     {
       label:
@@ -43,10 +47,23 @@ export function approvalDetails(request: ApprovalRequest): { label: string; text
   return details;
 }
 
+/** A host outside the allow list: where, how, from which session, why, and what approving changes. */
+function networkDetails(request: ApprovalRequest): { label: string; text: string }[] {
+  const details = [
+    { label: 'host', text: request.display_command ?? request.network_approval_context!.host },
+  ];
+  details.push({ label: 'in', text: request.cwd });
+  if (request.reason) details.push({ label: 'why', text: request.reason });
+  details.push({ label: 'sandbox', text: sandboxEffect(request) });
+  return details;
+}
+
 /** What approving means for the sandbox, in plain words. */
 export function sandboxEffect(request: ApprovalRequest): string {
   if (request.network_approval_context)
-    return `approving lets it reach ${request.network_approval_context.host}`;
+    return request.retry
+      ? `approving lets it reach ${request.network_approval_context.host}`
+      : `approving lets sandboxed commands reach ${request.network_approval_context.host} through ux's proxy (once, or for this session); nothing else of the sandbox changes`;
   if (request.command[0] === 'apply_patch')
     return request.unsandboxed === 'now'
       ? 'approving lets ux write these files outside the sandbox'

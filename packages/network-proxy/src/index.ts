@@ -1,3 +1,5 @@
+// The variables live with the policy types, where sandbox plugins (which know only the protocol) read them.
+export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from '@ux/protocol/core';
 export { type ResolveHost, UpstreamError, type UpstreamFailure } from './connect-upstream.js';
 export type { NetworkConnectionEvent, OpenConnection } from './connection-record.js';
 export {
@@ -17,6 +19,7 @@ export {
   parseDomainPattern,
 } from './domain-policy.js';
 export { isLocalAddress } from './is-local-address.js';
+export { networkAccessEvent } from './network-access-event.js';
 export type {
   ConnectionDecision,
   DecidedBy,
@@ -32,6 +35,4 @@ export {
   type NetworkProxyErrorReason,
 } from './network-proxy-error.js';
 export { formatHostPort, type HostKind, type NormalizedHost, normalizeHost } from './normalize-host.js';
-// The variables live with the policy types, where sandbox plugins (which know only the protocol) read them.
-export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from '@ux/protocol/core';
 export { BLOCKED_HEADER_VALUE } from './serve-http.js';

@@ -50,6 +50,7 @@ export {
   type ExecDecision,
   type ExecDecisionRequest,
 } from './orchestrator/decide-exec.js';
+export type { NetworkDecision, NetworkDecisionRequest } from './orchestrator/decide-network.js';
 export {
   PATCH_OUTSIDE_NEVER,
   type PatchDecision,

@@ -47,6 +47,12 @@ export {
 } from './exec-server/sandbox-context-codec.js';
 export { UX_EXEC_SERVER_CAPABILITIES } from './exec-server/ux-exec-server-capabilities.js';
 export { WireErrorCode } from './exec-server/wire-error-codes.js';
+export {
+  NO_PROXY_HOSTS,
+  PROXY_BRIDGE_PORT,
+  type ProxyEnvironmentOptions,
+  proxyEnvironment,
+} from './network/proxy-environment.js';
 export { HeadTailBuffer } from './output/head-tail-buffer.js';
 export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
 export {
@@ -83,12 +89,6 @@ export type {
   NetworkProxyEndpoint,
   SpecialPathName,
 } from './policy/file-system-policy.js';
-export {
-  NO_PROXY_HOSTS,
-  PROXY_BRIDGE_PORT,
-  type ProxyEnvironmentOptions,
-  proxyEnvironment,
-} from './network/proxy-environment.js';
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
 export { hasDenyRead } from './policy/has-deny-read.js';

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   execCommandToolDefinition,
   isOp,
+  type NetworkAccessEvent,
   type Op,
   shellCommandToolDefinition,
   type ToolDefinition,
@@ -111,6 +112,11 @@ export interface UnifiedExec {
   shellCommand(args: unknown, context: CallContext): Promise<ToolResponse>;
   /** Subscribes to events; returns the unsubscribe function. */
   onEvent(listener: (event: UxEvent) => void): () => void;
+  /**
+   * Passes an event of a part the host composed beside the door (the network proxy's
+   * `network_access`) to the door's listeners, so consumers read one stream.
+   */
+  notify(event: NetworkAccessEvent): void;
   /** Stops the yield clocks (while a client-side question is open) or restarts them. */
   setPaused(paused: boolean): void;
   /** Stops every call that is waiting; kills nothing. Emits `turn_aborted`. */
@@ -299,6 +305,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    notify: (event) => emit(event),
     setPaused: (paused) => pause.set(paused),
     interrupt,
     cleanBackgroundTerminals,

@@ -40,6 +40,7 @@ import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.j
 import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
 import { decideRetry, runAttempts } from './attempt-loop.js';
 import { decideExec, type ExecDecision, type ExecDecisionRequest } from './decide-exec.js';
+import { decideNetwork, type NetworkDecision, type NetworkDecisionRequest } from './decide-network.js';
 import { decidePatch, type PatchDecision, type PatchDecisionRequest } from './decide-patch.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
 
@@ -137,6 +138,11 @@ export interface Orchestrator {
    * applied at once inside the writable roots, asked otherwise (refused under `never`).
    */
   decidePatch(request: PatchDecisionRequest): Promise<PatchDecision>;
+  /**
+   * Whether a sandboxed command may reach a host outside the network allow list: the host's proxy
+   * asks (its `ask`), the reviewer chain answers (refused without asking under `never`). Never throws.
+   */
+  decideNetwork(request: NetworkDecisionRequest): Promise<NetworkDecision>;
   /**
    * Subscribes to every question put to the reviewer chain, whole commands and intercepted execs
    * alike (the door turns them into `exec_approval_request` events). Returns the unsubscribe function.
@@ -283,6 +289,17 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         {
           approvalPolicy,
           policy,
+          chain,
+          reviewer: decider.reviewer,
+          newApprovalId: decider.newApprovalId,
+          announce,
+        },
+        request,
+      ),
+    decideNetwork: (request) =>
+      decideNetwork(
+        {
+          approvalPolicy,
           chain,
           reviewer: decider.reviewer,
           newApprovalId: decider.newApprovalId,

@@ -30,7 +30,7 @@ describe('isLikelySandboxDenied (§5)', () => {
     'error: failed to write file',
     'ux: network access to "pypi.org" is not allowed by the sandbox\'s network policy',
     'curl: (56) CONNECT tunnel failed, response 403',
-    "urllib.error.URLError: <urlopen error Tunnel connection failed: 403 Blocked by ux network policy>",
+    'urllib.error.URLError: <urlopen error Tunnel connection failed: 403 Blocked by ux network policy>',
   ])('is a denial when the output says %j', (output) => {
     expect(check(1, output)).toBe(true);
   });

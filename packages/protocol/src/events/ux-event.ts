@@ -119,6 +119,32 @@ export interface PatchApplyEndEvent {
   changes: PatchChange[];
 }
 
+/**
+ * One exchange through the host's network proxy ended (a tunnel, or one forwarded HTTP request): where
+ * a sandboxed command went, what was decided, and how much moved. Commands on a proxied network
+ * produce one per connection.
+ */
+export interface NetworkAccessEvent {
+  type: 'network_access';
+  /** As the proxy decided it: lower case, no trailing dot, punycode, canonical IP. */
+  host: string;
+  port: number;
+  /** `http` (a plain request), `https` (HTTP CONNECT, whatever runs inside), `socks5`. */
+  protocol: 'http' | 'https' | 'socks5';
+  decision: 'allowed' | 'denied' | 'asked_allowed' | 'asked_denied';
+  /** The lists, an answer to this connection's question, or an answer remembered for the session. */
+  decided_by: 'policy' | 'ask' | 'session';
+  /** Why it was refused (`deny_list`, `not_in_allow_list`, `refused`, `local_address`, …). */
+  denial?: string;
+  /** The address connected to. */
+  address?: string;
+  bytes_up: number;
+  bytes_down: number;
+  duration_ms: number;
+  /** An upstream failure (resolution, connection). */
+  error?: string;
+}
+
 /** The turn was interrupted. Stored processes keep running. */
 export interface TurnAbortedEvent {
   type: 'turn_aborted';
@@ -135,6 +161,7 @@ export type UxEvent =
   | WarningEvent
   | PatchApplyBeginEvent
   | PatchApplyEndEvent
+  | NetworkAccessEvent
   | TurnAbortedEvent;
 
 export type UxEventType = UxEvent['type'];

@@ -64,7 +64,8 @@ function wireNetwork(policy: EffectivePolicy): 'restricted' | 'enabled' {
   if ((policy.allowUnixSockets ?? []).length > 0)
     issues.push({
       path: 'allowUnixSockets',
-      message: 'an exec-server cannot be told which unix sockets to allow; leave allow_unix_sockets empty for remote environments',
+      message:
+        'an exec-server cannot be told which unix sockets to allow; leave allow_unix_sockets empty for remote environments',
     });
   if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'exec-server sandbox', issues });
   return policy.network as 'restricted' | 'enabled';

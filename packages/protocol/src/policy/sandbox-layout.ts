@@ -165,7 +165,10 @@ function checkedNetwork(
       });
     const port = proxy?.loopbackPort;
     if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535))
-      issues.push({ path: 'networkProxy.loopbackPort', message: `must be a port from 1 to 65535, got ${port}` });
+      issues.push({
+        path: 'networkProxy.loopbackPort',
+        message: `must be a port from 1 to 65535, got ${port}`,
+      });
   }
   const sockets = policy.allowUnixSockets ?? [];
   if (!Array.isArray(sockets))
