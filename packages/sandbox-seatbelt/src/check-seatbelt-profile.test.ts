@@ -81,7 +81,56 @@ describe('checkSeatbeltProfile', () => {
     expect(checkSeatbeltProfile(text, ROOT)).toEqual([]);
   });
 
+  it('accepts the network rules: ip and tcp addresses, from a literal or a parameter, and unix socket paths', () => {
+    const text = [
+      HEADER,
+      '(allow network-outbound (remote tcp (param "PROXY_LOOPBACK_ADDRESS")))',
+      '(allow network-outbound (remote ip "*:*"))',
+      '(allow network-inbound (local ip "localhost:*"))',
+      '(allow system-socket (socket-domain AF_UNIX))',
+      '(allow network-outbound (remote unix-socket (path-literal (param "UNIX_SOCKET_PATH_0"))))',
+      '(allow network-outbound (remote unix-socket))',
+    ].join('\n');
+    expect(
+      checkSeatbeltProfile(text, [
+        ['PROXY_LOOPBACK_ADDRESS', 'localhost:43128'],
+        ['UNIX_SOCKET_PATH_0', '/private/tmp/agent.sock'],
+      ]),
+    ).toEqual([]);
+  });
+
+  it('checks an address parameter by its value', () => {
+    const rule = `${HEADER}(allow network-outbound (remote tcp (param "P")))`;
+    for (const value of ['example.com:443', 'localhost:0', 'localhost:65536', 'localhost', '127.0.0.1:80']) {
+      expect(checkSeatbeltProfile(rule, [['P', value]]).join('\n')).toContain(
+        `address ${JSON.stringify(value)} is not localhost:PORT, *:PORT or *:*`,
+      );
+    }
+    expect(checkSeatbeltProfile(rule, [['P', 'localhost:65535']])).toEqual([]);
+  });
+
   const rejects: [string, string, RegExp][] = [
+    [
+      'a host Seatbelt cannot match',
+      '(allow network-outbound (remote ip "example.com:443"))',
+      /address "example.com:443" is not localhost:PORT/,
+    ],
+    [
+      'an address family ux does not write',
+      '(allow network-outbound (remote udp "*:53"))',
+      /expected ip, tcp or unix-socket/,
+    ],
+    ['an address without host:port', '(allow network-outbound (remote ip))', /takes one "host:port"/],
+    [
+      'a file filter on a unix socket',
+      '(allow network-outbound (remote unix-socket (subpath "/tmp")))',
+      /filter subpath does not apply to a unix socket/,
+    ],
+    [
+      'a unix socket path on a file operation',
+      '(allow file-read* (path-literal "/tmp/x"))',
+      /filter path-literal does not apply to file-read\*/,
+    ],
     [
       'an unanchored regex',
       '(allow file-write* (require-not (regex #"[.][gG][iI][tT]$")))',

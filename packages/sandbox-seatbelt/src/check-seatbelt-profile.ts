@@ -2,7 +2,17 @@ import { parseSbpl, type SbplNode, SbplSyntaxError } from './parse-sbpl.js';
 import { SBPL_STRING_MAX_BYTES, utf8Length } from './sbpl-text.js';
 
 /** What a filter can apply to; an operation accepts only filters of its own kind. */
-type Kind = 'file' | 'target' | 'mach' | 'sysctl' | 'ipc' | 'iokit' | 'network' | 'socket' | 'none';
+type Kind =
+  | 'file'
+  | 'target'
+  | 'mach'
+  | 'sysctl'
+  | 'ipc'
+  | 'iokit'
+  | 'network'
+  | 'socket'
+  | 'unix-path'
+  | 'none';
 
 /** Seatbelt operations ux may write, by the kind of filter they take. Anything else is a typo. */
 const OPERATIONS: Record<string, Kind> = {
@@ -68,7 +78,12 @@ const FILTERS: Record<string, { kind: Kind; argument: Argument }> = {
   'socket-protocol': { kind: 'socket', argument: 'number' },
   local: { kind: 'network', argument: 'address' },
   remote: { kind: 'network', argument: 'address' },
+  // The path of a unix socket, inside `(remote unix-socket …)`.
+  'path-literal': { kind: 'unix-path', argument: 'path' },
 };
+
+/** Seatbelt's host token is `localhost` or `*`; the port a number or `*`. */
+const IP_ADDRESS = /^(localhost|\*):(\*|[1-9][0-9]{0,4})$/;
 
 const VNODE_TYPES = [
   'REGULAR-FILE',
@@ -87,7 +102,9 @@ const SOCKET_DOMAINS = ['AF_UNIX', 'AF_INET', 'AF_INET6', 'AF_SYSTEM'];
  * S-expressions, start with `(version 1)` and `(deny default)`, never `(allow default)`, and use only known
  * operations with filters of their kind; every `(param …)` must be one of `parameters` and every parameter
  * used; every string literal must stay within the 900-byte limit, and every regex must be valid and
- * anchored with `^`. Returns the problems (empty when none).
+ * anchored with `^`; a network address is `ip` or `tcp` with a `localhost:PORT`, `*:PORT` or `*:*` value
+ * (a literal, or a parameter whose value is checked), or `unix-socket` with at most a `path-literal`.
+ * Returns the problems (empty when none).
  */
 export function checkSeatbeltProfile(
   text: string,
@@ -105,6 +122,7 @@ export function checkSeatbeltProfile(
   const report = (node: SbplNode, message: string) => problems.push(`${at(node)}: ${message}`);
   const declared = new Map<string, number>();
   for (const [name] of parameters) declared.set(name, (declared.get(name) ?? 0) + 1);
+  const values = new Map<string, string>(parameters.map(([name, value]) => [name, value]));
   for (const [name, count] of declared)
     if (count > 1) problems.push(`parameter ${name} is defined ${count} times`);
   const used = new Set<string>();
@@ -170,10 +188,39 @@ export function checkSeatbeltProfile(
         if (node.type !== 'number') report(node, 'expected a number');
         return;
       case 'address':
-        if (isSymbol(node, 'ip')) return;
-        if (isSymbol(node, 'unix-socket')) return;
-        report(node, 'expected ip or unix-socket');
+        // Checked whole by checkAddress.
+        return;
     }
+  };
+
+  // (local|remote ip|tcp "host:port") with a literal or a parameter; (… unix-socket [path filter]).
+  const checkAddress = (node: Extract<SbplNode, { type: 'list' }>, name: string) => {
+    const [, family, ...rest] = node.items;
+    if (isSymbol(family, 'ip') || isSymbol(family, 'tcp')) {
+      const [address] = rest;
+      if (rest.length !== 1 || address === undefined) {
+        return report(node, `(${name} ip|tcp …) takes one "host:port"`);
+      }
+      checkArgument(address, 'path', node);
+      const value =
+        address.type === 'string'
+          ? address.value
+          : address.type === 'list' && address.items[1]?.type === 'string'
+            ? values.get(address.items[1].value)
+            : undefined;
+      if (value === undefined) return;
+      const port = IP_ADDRESS.exec(value)?.[2];
+      if (port === undefined || (port !== '*' && Number(port) > 65535)) {
+        report(address, `address ${JSON.stringify(value)} is not localhost:PORT, *:PORT or *:*`);
+      }
+      return;
+    }
+    if (isSymbol(family, 'unix-socket')) {
+      if (rest.length > 1) report(node, `(${name} unix-socket …) takes at most one path filter`);
+      for (const extra of rest) checkFilter(extra, new Set(['unix-path']), 'a unix socket');
+      return;
+    }
+    report(family ?? node, 'expected ip, tcp or unix-socket');
   };
 
   const checkFilter = (node: SbplNode, kinds: Set<Kind>, operation: string) => {
@@ -192,14 +239,7 @@ export function checkSeatbeltProfile(
     for (const kind of kinds) {
       if (kind !== filter.kind) report(node, `filter ${name} does not apply to ${operation}`);
     }
-    if (filter.argument === 'address') {
-      checkArgument(node.items[1], 'address', node);
-      for (const extra of node.items.slice(2)) {
-        if (extra.type === 'list') checkFilter(extra, new Set(['file']), 'a unix socket');
-        else checkString(extra, false);
-      }
-      return;
-    }
+    if (filter.argument === 'address') return checkAddress(node, name);
     if (node.items.length !== 2) report(node, `filter ${name} takes one argument`);
     checkArgument(node.items[1], filter.argument, node);
   };

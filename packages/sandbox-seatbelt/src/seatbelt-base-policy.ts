@@ -102,9 +102,21 @@ export const SEATBELT_PTY_POLICY = `(allow pseudo-tty)
   (require-all (regex #"^/dev/ttys[0-9]+$") (extension "com.apple.sandbox.pty")))
 (allow file-ioctl (regex #"^/dev/ttys[0-9]+$"))`;
 
-/** Network on: every socket, plus the system services name resolution and TLS verification go through. */
-export const SEATBELT_NETWORK_POLICY = `(allow network*)
+/**
+ * Network on: IP sockets to and from any address, name resolution and TLS verification. Not every
+ * socket: unix sockets stay closed except mDNSResponder's (getaddrinfo asks it) and the ones the policy
+ * lists, which the renderer adds after this section, so the network on does not open the Docker socket
+ * or an ssh-agent. `(allow system-socket)` lets sockets of any domain be created (routing and AF_UNIX
+ * sockets included); what they may connect to is decided by the `network-*` rules.
+ */
+export const SEATBELT_NETWORK_POLICY = `; IP (v4 and v6) to and from any address; not every network operation, which would open every unix socket
+(allow network-outbound (remote ip "*:*"))
+(allow network-inbound (local ip "*:*"))
+(allow network-bind (local ip "*:*"))
+; getaddrinfo() asks mDNSResponder on this socket
+(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))
 (allow system-socket)
+; DNS configuration, proxy settings, TLS trust evaluation
 (allow mach-lookup
   (global-name "com.apple.SystemConfiguration.DNSConfiguration")
   (global-name "com.apple.SystemConfiguration.configd")

@@ -47,11 +47,20 @@ const path = (p: string, access: FileSystemEntry['access']): FileSystemEntry => 
 const glob = (pattern: string): FileSystemEntry => ({ path: { type: 'glob', pattern }, access: 'none' });
 const restricted = (
   entries: FileSystemEntry[],
-  network: 'restricted' | 'enabled' = 'restricted',
+  network: EffectivePolicy['network'] = 'restricted',
+  more: Pick<EffectivePolicy, 'networkProxy' | 'allowUnixSockets'> = {},
 ): EffectivePolicy => ({
   fileSystem: { kind: 'restricted', entries },
   network,
+  ...more,
 });
+const PROXY = { unixSocket: '/Users/me/.ux/proxy.sock', loopbackPort: 43128 };
+/** Docker Desktop's socket (a link into the home directory) and an ssh-agent under /tmp. */
+const SOCKETS = {
+  '/private/var/run/docker.sock': '-> /Users/me/.docker/run/docker.sock',
+  '/Users/me/.docker/run/docker.sock': '',
+  '/private/tmp/com.apple.launchd.AbC123/Listeners': '',
+};
 const workspaceWrite = (network = false) =>
   effectivePolicyFromSandboxPolicy({
     type: 'workspace-write',
@@ -214,6 +223,43 @@ const CASES: GoldenCase[] = [
     what: 'no file-system restriction, network off (still enforced by sandbox-exec)',
     files: { ...MAC },
     request: { policy: { fileSystem: { kind: 'unrestricted' }, network: 'restricted' } },
+  },
+  {
+    name: 'proxied',
+    what: "network by domain: TCP to the host proxy's loopback port only (a -D parameter), its variables in the environment",
+    files: { ...MAC, ...REPO },
+    request: { policy: restricted([root, cwd], 'proxied', { networkProxy: PROXY }) },
+  },
+  {
+    name: 'unix-sockets-restricted',
+    what: 'network off, two unix sockets listed (one through a symlink, one under /tmp): connect to those only',
+    files: { ...MAC, ...REPO, ...SOCKETS },
+    request: {
+      policy: restricted([root, cwd], 'restricted', {
+        allowUnixSockets: ['/var/run/docker.sock', '/tmp/com.apple.launchd.AbC123/Listeners'],
+      }),
+    },
+  },
+  {
+    name: 'unix-sockets-enabled',
+    what: 'network on and one unix socket listed: IP anywhere, mDNSResponder, that socket, no other unix socket',
+    files: { ...MAC, ...REPO, ...SOCKETS },
+    request: {
+      policy: restricted([root, cwd], 'enabled', { allowUnixSockets: ['/var/run/docker.sock'] }),
+    },
+  },
+  {
+    name: 'unix-sockets-proxied',
+    what: 'network by domain and one unix socket listed, no file-system restriction',
+    files: { ...MAC, ...SOCKETS },
+    request: {
+      policy: {
+        fileSystem: { kind: 'unrestricted' },
+        network: 'proxied',
+        networkProxy: PROXY,
+        allowUnixSockets: ['/tmp/com.apple.launchd.AbC123/Listeners'],
+      },
+    },
   },
   {
     name: 'home-in-root',

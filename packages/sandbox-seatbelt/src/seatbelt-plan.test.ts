@@ -4,6 +4,7 @@ import {
   InvalidArgumentsError,
   MissingCommandLineError,
   memoryFsView,
+  proxyEnvironment,
   type SandboxPlanRequest,
   SandboxUnavailableError,
 } from '@ux/protocol';
@@ -38,6 +39,7 @@ const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanReques
   ...overrides,
 });
 const facts = { fs, hostEnv: {} };
+const PROXY = { unixSocket: '/Users/me/.ux/proxy.sock', loopbackPort: 43128 };
 const excludedPaths = (root: SeatbeltWritableRoot) => root.excluded.map((entry) => entry.path);
 
 describe('planSeatbelt', () => {
@@ -100,8 +102,144 @@ describe('planSeatbelt', () => {
     });
     const enabled = planSeatbelt(request({ policy: { ...entries(), network: 'enabled' } }), facts);
     expect(enabled.env).toEqual({ PATH: '/usr/bin:/bin', UX_SANDBOX: 'seatbelt' });
-    expect(enabled.profile).toContain('(allow network*)');
-    expect(restricted.profile).not.toContain('network*');
+    expect(enabled.profile).toContain('(allow network-outbound (remote ip "*:*"))');
+    for (const plan of [restricted, enabled]) expect(plan.profile).not.toContain('network*');
+  });
+
+  it('gives a proxied command the proxy variables for its loopback port, which win over the request', () => {
+    const plan = planSeatbelt(
+      request({
+        env: { PATH: '/bin', HTTPS_PROXY: 'http://corp-proxy:8080', GIT_SSH_COMMAND: 'ssh -v' },
+        policy: { ...entries(), network: 'proxied', networkProxy: PROXY },
+      }),
+      facts,
+    );
+    expect(plan.env).toEqual({
+      PATH: '/bin',
+      ...proxyEnvironment({ httpPort: 43128, platform: 'darwin' }),
+      UX_SANDBOX: 'seatbelt',
+    });
+    expect(plan.env.HTTPS_PROXY).toBe('http://127.0.0.1:43128');
+    expect(plan.env.GIT_SSH_COMMAND).toBe("ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:43128 %h %p'");
+    expect(plan.env).not.toHaveProperty('UX_SANDBOX_NETWORK_DISABLED');
+    expect(plan.enforcement.network).toBe('enforced');
+    expect(plan.enforcement.notes).toContainEqual(expect.stringContaining('127.0.0.1:43128'));
+  });
+
+  it('passes the proxy address as a -D parameter, never in the profile text', () => {
+    const plan = planSeatbelt(
+      request({ policy: { ...entries(), network: 'proxied', networkProxy: PROXY } }),
+      facts,
+    );
+    expect(plan.parameters).toContainEqual(['PROXY_LOOPBACK_ADDRESS', 'localhost:43128']);
+    expect(plan.argv).toContain('-DPROXY_LOOPBACK_ADDRESS=localhost:43128');
+    expect(plan.profile).toContain('(allow network-outbound (remote tcp (param "PROXY_LOOPBACK_ADDRESS")))');
+    expect(plan.profile).not.toContain('43128');
+    // Nothing else of the network: no inbound, no bind, no other outbound, no DNS services.
+    const network = plan.profile.slice(plan.profile.indexOf('; network'));
+    expect(network.match(/^\(allow .*$/gm)).toEqual([
+      '(allow network-outbound (remote tcp (param "PROXY_LOOPBACK_ADDRESS")))',
+    ]);
+    expect(plan.profile).not.toMatch(
+      /network-inbound|network-bind|dnssd|DNSConfiguration|\(allow system-socket\)/,
+    );
+  });
+
+  it('refuses a proxied network without a loopback port: Seatbelt cannot reach the proxy socket', () => {
+    for (const fileSystem of [entries().fileSystem, { kind: 'unrestricted' as const }]) {
+      try {
+        planSeatbelt(
+          request({
+            policy: { fileSystem, network: 'proxied', networkProxy: { unixSocket: PROXY.unixSocket } },
+          }),
+          facts,
+        );
+        expect.unreachable();
+      } catch (error) {
+        expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+        const unavailable = error as SandboxUnavailableError;
+        expect(unavailable.backend).toBe('seatbelt');
+        expect(unavailable.reason).toContain('listen on loopback');
+        expect(unavailable.reason).toContain('macOS');
+        expect(unavailable.fix).toContain('networkProxy.loopbackPort');
+        expect(unavailable.fix).toContain('"on" or "off"');
+      }
+    }
+  });
+
+  it('refuses a proxied network without the proxy, and unix sockets that are not absolute', () => {
+    for (const policy of [
+      { ...entries(), network: 'proxied' as const },
+      { ...entries(), allowUnixSockets: ['run/docker.sock'] },
+    ]) {
+      expect(() => planSeatbelt(request({ policy }), facts)).toThrow(InvalidArgumentsError);
+    }
+  });
+
+  it('runs an external-sandbox command as is whatever its network, since the outer sandbox decides', () => {
+    const plan = planSeatbelt(
+      request({
+        policy: {
+          fileSystem: { kind: 'external-sandbox' },
+          network: 'proxied',
+          networkProxy: { unixSocket: PROXY.unixSocket },
+          allowUnixSockets: ['/var/run/docker.sock'],
+        },
+      }),
+      facts,
+    );
+    expect(plan.argv).toEqual(['/bin/sh', '-c', 'true']);
+    expect(plan.enforcement).toMatchObject({ fileSystem: 'none', network: 'none' });
+  });
+
+  it('lists each unix socket once, canonical, as a -D parameter, in every network mode', () => {
+    const sockets = memoryFsView({
+      '/w/': '',
+      '/tmp': '-> private/tmp',
+      '/private/tmp/agent/': '',
+      '/private/tmp/link.sock': '-> /private/tmp/agent/real.sock',
+      '/private/tmp/agent/real.sock': '',
+    });
+    for (const network of ['restricted', 'enabled', 'proxied'] as const) {
+      const plan = planSeatbelt(
+        request({
+          policy: {
+            ...entries(),
+            network,
+            networkProxy: PROXY,
+            allowUnixSockets: ['/tmp/link.sock', '/private/tmp/agent/real.sock', '/tmp/agent/../other.sock'],
+          },
+        }),
+        { fs: sockets, hostEnv: {} },
+      );
+      expect(plan.parameters.filter(([name]) => name.startsWith('UNIX_SOCKET_PATH_'))).toEqual([
+        ['UNIX_SOCKET_PATH_0', '/private/tmp/agent/real.sock'],
+        ['UNIX_SOCKET_PATH_1', '/private/tmp/other.sock'],
+      ]);
+      expect(plan.profile).toContain(
+        '(allow network-outbound (remote unix-socket (path-literal (param "UNIX_SOCKET_PATH_1"))))',
+      );
+      expect(plan.profile).not.toContain('/private/tmp');
+      // AF_UNIX sockets may be created: the network-on section allows every domain already.
+      expect(plan.profile.includes('(allow system-socket (socket-domain AF_UNIX))')).toBe(
+        network !== 'enabled',
+      );
+      expect(plan.enforcement.notes).toContainEqual(
+        'unix sockets the command may connect to: /private/tmp/agent/real.sock, /private/tmp/other.sock',
+      );
+    }
+  });
+
+  it('allows no unix socket and creates none when the policy lists none', () => {
+    for (const network of ['restricted', 'proxied'] as const) {
+      const plan = planSeatbelt(request({ policy: { ...entries(), network, networkProxy: PROXY } }), facts);
+      expect(plan.profile).not.toMatch(/unix-socket|AF_UNIX/);
+    }
+    const enabled = planSeatbelt(request({ policy: { ...entries(), network: 'enabled' } }), facts);
+    // Only mDNSResponder's, for name resolution.
+    expect(enabled.profile.match(/unix-socket.*$/gm)).toEqual([
+      'unix-socket (path-literal "/private/var/run/mDNSResponder")))',
+    ]);
   });
 
   it('writes the violation tag on every deny when a collector is used', () => {

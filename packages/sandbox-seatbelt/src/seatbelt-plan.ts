@@ -4,6 +4,7 @@ import {
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
+  proxyEnvironment,
   type SandboxEnforcement,
   type SandboxPlanRequest,
   SandboxUnavailableError,
@@ -75,8 +76,23 @@ export function planSeatbelt(request: SandboxPlanRequest, facts: SeatbeltHostFac
   }
 
   const rules = seatbeltRules(request, facts.fs);
+  if (rules.network === 'proxied' && rules.proxyLoopbackPort === undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'seatbelt',
+      reason:
+        'network "proxied" needs the host\'s proxy to listen on loopback as well (networkProxy.loopbackPort): on macOS Seatbelt cannot bring the proxy\'s unix socket into the sandbox, it can only allow connections to a port on 127.0.0.1',
+      fix: 'start the network proxy with a loopback listener too and pass its port as networkProxy.loopbackPort, or set the network "on" or "off"',
+    });
+  }
   const profile = renderSeatbeltProfile(rules, { tty: request.tty, violationTag: facts.violationTag });
-  const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'seatbelt' };
+  // The proxy's variables win over the request's: with the network proxied, no other proxy is reachable.
+  const env: Record<string, string> = {
+    ...request.env,
+    ...(rules.network === 'proxied' && rules.proxyLoopbackPort !== undefined
+      ? proxyEnvironment({ httpPort: rules.proxyLoopbackPort, platform: 'darwin' })
+      : {}),
+    UX_SANDBOX: 'seatbelt',
+  };
   if (rules.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
 
   const notes: string[] = [];
@@ -87,6 +103,14 @@ export function planSeatbelt(request: SandboxPlanRequest, facts: SeatbeltHostFac
   }
   if (rules.deniedGlobs.some((glob) => glob.pattern.includes('?'))) {
     notes.push('a `?` in a deny-read glob matches one byte, so it does not match a non-ASCII character');
+  }
+  if (rules.network === 'proxied') {
+    notes.push(
+      `network: only the host's proxy on 127.0.0.1:${rules.proxyLoopbackPort} is reachable (HTTP(S)_PROXY and ALL_PROXY point at it); a program that ignores the proxy variables cannot connect anywhere`,
+    );
+  }
+  if (rules.unixSockets.length > 0) {
+    notes.push(`unix sockets the command may connect to: ${rules.unixSockets.join(', ')}`);
   }
   const enforcement: SandboxEnforcement = {
     fileSystem: rules.fileSystem === 'restricted' ? 'enforced' : 'none',

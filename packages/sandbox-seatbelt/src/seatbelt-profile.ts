@@ -22,8 +22,10 @@ export interface SeatbeltProfile {
 
 /**
  * Renders the SBPL profile: `(deny default)`, the base rules, the terminal, reads, writes, move guards,
- * deny-read globs, network. Every request path that a filter matches whole is a `(param "…")`; its value
- * travels as `-D NAME=path`. The one place part of a path enters the text is below a parameter: the part
+ * deny-read globs, network (IP and the listed unix sockets with the network on; the proxy's loopback
+ * port and the listed unix sockets when proxied; only the listed unix sockets when restricted). Every
+ * request path that a filter matches whole, and the proxy's address, is a `(param "…")`; its value
+ * travels as `-D NAME=value`. The one place part of a path enters the text is below a parameter: the part
  * of an excluded path or a move guard below its writable root, and the rest of a deny-read glob below its
  * base, as an escaped SBPL regex (`sbplPathRegex`, `sbplGlobRegex`) that can hold no quote.
  */
@@ -113,7 +115,28 @@ export function renderSeatbeltProfile(
 
   lines.push('', '; network');
   if (rules.network === 'enabled') lines.push(SEATBELT_NETWORK_POLICY);
-  else lines.push('; restricted: nothing is allowed, so the default deny holds');
+  else if (rules.network === 'proxied') {
+    if (rules.proxyLoopbackPort === undefined) {
+      throw new Error("a proxied network needs the proxy's loopback port (networkProxy.loopbackPort)");
+    }
+    lines.push(
+      "; proxied: TCP to the host's proxy on its loopback port and nothing else, no DNS (the proxy resolves)",
+      `(allow network-outbound (remote tcp ${param('PROXY_LOOPBACK_ADDRESS', `localhost:${rules.proxyLoopbackPort}`)}))`,
+    );
+  } else if (rules.unixSockets.length === 0) {
+    lines.push('; restricted: nothing is allowed, so the default deny holds');
+  } else lines.push('; restricted: no network, only the unix sockets below');
+
+  if (rules.unixSockets.length > 0) {
+    lines.push('; unix sockets the policy lists: connect only; every other unix socket stays unreachable');
+    // With the network on, the section above already lets sockets of any domain be created.
+    if (rules.network !== 'enabled') lines.push('(allow system-socket (socket-domain AF_UNIX))');
+    rules.unixSockets.forEach((path, i) => {
+      lines.push(
+        `(allow network-outbound (remote unix-socket (path-literal ${param(`UNIX_SOCKET_PATH_${i}`, path)})))`,
+      );
+    });
+  }
 
   return { text: `${lines.join('\n')}\n`, parameters };
 }

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import {
+  canonicalize,
   type FsView,
   InvalidArgumentsError,
   isUnder,
@@ -70,6 +71,13 @@ export interface SeatbeltRules {
   moveGuards: SeatbeltMoveGuard[];
   deniedGlobs: SeatbeltDeniedGlob[];
   network: NetworkPolicy;
+  /** With `network: 'proxied'`: the port the host's proxy listens on at 127.0.0.1 (absent when not given). */
+  proxyLoopbackPort?: number;
+  /**
+   * Unix sockets the command may connect to, in every network mode: the policy's list, canonical
+   * (symlinks resolved, the last one too, since connecting follows it; `/private` spellings), no duplicates.
+   */
+  unixSockets: string[];
   /** Writable entries that do not exist; nothing is granted for them. */
   missingWritableRoots: string[];
 }
@@ -87,6 +95,14 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
     tmpdir: request.env.TMPDIR || undefined,
     homeDir: request.env.HOME || undefined,
   };
+  const layout = resolveSandboxLayout(policy, context, fs, { homeDir: context.homeDir });
+  const network = {
+    network: layout.network,
+    ...(layout.networkProxy?.loopbackPort === undefined
+      ? {}
+      : { proxyLoopbackPort: layout.networkProxy.loopbackPort }),
+    unixSockets: unique(layout.allowUnixSockets.map((path) => withPrivatePrefix(canonicalize(path, fs)))),
+  };
   if (policy.fileSystem.kind !== 'restricted') {
     return {
       fileSystem: 'unrestricted',
@@ -96,11 +112,10 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
       writableRoots: [{ root: '/', excluded: [] }],
       moveGuards: [],
       deniedGlobs: [],
-      network: policy.network,
+      ...network,
       missingWritableRoots: [],
     };
   }
-  const layout = resolveSandboxLayout(policy, context, fs, { homeDir: context.homeDir });
 
   // Roots are canonical already; the /private spelling can make two of them one.
   const roots: { root: string; readOnly: string[] }[] = [];
@@ -175,7 +190,7 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
       return { path, root, regex: belowRootRegex(path, root, false) };
     }),
     deniedGlobs,
-    network: policy.network,
+    ...network,
     missingWritableRoots: layout.missingWritableRoots,
   };
 }

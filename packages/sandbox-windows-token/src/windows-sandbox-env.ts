@@ -39,7 +39,8 @@ export interface WindowsSandboxEnv {
 
 /**
  * The child's environment: every variable of the request, plus ux's marker, non-interactive pagers and,
- * when the network is restricted, the advisory network settings. Windows names are case-insensitive, so
+ * when the network is restricted, the advisory network settings (nothing for a proxied network, which the
+ * planner refuses unless an outer sandbox decides the network). Windows names are case-insensitive, so
  * `http_proxy` already set counts as `HTTP_PROXY` set. Values are never changed: that is the contract.
  */
 export function windowsSandboxEnv(

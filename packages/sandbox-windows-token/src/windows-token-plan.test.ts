@@ -4,6 +4,7 @@ import {
   InvalidArgumentsError,
   MissingCommandLineError,
   type SandboxPlanRequest,
+  SandboxUnavailableError,
 } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import { decodeLaunchSpec } from './launch-spec.js';
@@ -35,6 +36,17 @@ const invalidMessage = (run: () => unknown): string => {
   }
   throw new Error('expected an InvalidArgumentsError');
 };
+
+const unavailable = (run: () => unknown): SandboxUnavailableError => {
+  try {
+    run();
+  } catch (error) {
+    expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+    return error as SandboxUnavailableError;
+  }
+  throw new Error('expected a SandboxUnavailableError');
+};
+const PROXY = { unixSocket: 'C:\\Users\\me\\.ux\\proxy.sock', loopbackPort: 43128 };
 
 describe('planWindowsToken', () => {
   it('rejects an empty argv and a relative cwd, and accepts a POSIX-absolute one', () => {
@@ -108,6 +120,76 @@ describe('planWindowsToken', () => {
       fileSystem: 'enforced',
       network: 'enforced',
     });
+  });
+
+  it('says what it does not limit with the network on: unix sockets and named pipes', () => {
+    for (const fileSystem of [policy(root, cwd).fileSystem, { kind: 'unrestricted' as const }]) {
+      const plan = planWindowsToken(request({ policy: { fileSystem, network: 'enabled' } }), facts);
+      expect(plan.enforcement.network).toBe('enforced');
+      expect(plan.enforcement.notes).toContain(
+        'unix sockets (AF_UNIX) and named pipes are not limited by this backend beyond their own ACLs: with the network on, the command may connect to any the user can',
+      );
+    }
+    // Off, the advisory note already says a program can still connect.
+    expect(planWindowsToken(request(), facts).enforcement.notes.join('\n')).not.toContain('named pipes');
+  });
+
+  it('refuses a proxied network, with or without a file-system restriction, saying what to use instead', () => {
+    for (const fileSystem of [policy(root, cwd).fileSystem, { kind: 'unrestricted' as const }]) {
+      for (const networkProxy of [PROXY, { unixSocket: PROXY.unixSocket }]) {
+        const error = unavailable(() =>
+          planWindowsToken(request({ policy: { fileSystem, network: 'proxied', networkProxy } }), facts),
+        );
+        expect(error.backend).toBe('windows-token');
+        expect(error.code).toBe('sandbox_unavailable');
+        expect(error.reason).toMatch(
+          /^network by domain \(network "proxied"\) is not supported on Windows yet: /,
+        );
+        expect(error.fix).toBe(
+          'set the network "on" to allow every host, or "off" to allow none (advisory on Windows: proxies pointed at a closed port)',
+        );
+      }
+    }
+  });
+
+  it('refuses a unix socket allow-list in every network mode, since it cannot keep the other sockets closed', () => {
+    for (const fileSystem of [policy(root, cwd).fileSystem, { kind: 'unrestricted' as const }]) {
+      for (const network of ['restricted', 'enabled'] as const) {
+        const error = unavailable(() =>
+          planWindowsToken(
+            request({
+              policy: { fileSystem, network, allowUnixSockets: ['C:\\Users\\me\\agent.sock'] },
+            }),
+            facts,
+          ),
+        );
+        expect(error.backend).toBe('windows-token');
+        expect(error.reason).toContain('allowUnixSockets: C:\\Users\\me\\agent.sock');
+        expect(error.reason).toContain('is not supported on Windows');
+        expect(error.fix).toContain('leave allowUnixSockets empty on Windows');
+      }
+    }
+    // An empty list asks for nothing.
+    expect(() =>
+      planWindowsToken(request({ policy: { ...policy(root, cwd), allowUnixSockets: [] } }), facts),
+    ).not.toThrow();
+  });
+
+  it('leaves the network of an external-sandbox command to the outer sandbox', () => {
+    const plan = planWindowsToken(
+      request({
+        policy: {
+          fileSystem: { kind: 'external-sandbox' },
+          network: 'proxied',
+          networkProxy: PROXY,
+          allowUnixSockets: ['C:\\Users\\me\\agent.sock'],
+        },
+      }),
+      facts,
+    );
+    expect(plan.argv).toEqual(['cmd.exe', '/c', 'dir']);
+    expect(plan.enforcement).toMatchObject({ fileSystem: 'none', network: 'none' });
+    expect(plan.envAdded).not.toHaveProperty('HTTP_PROXY');
   });
 
   it('passes the same plan through argv that it returns, and plans identically twice', () => {

@@ -10,6 +10,7 @@ import {
   resolveSandboxLayout,
   type SandboxEnforcement,
   type SandboxPlanRequest,
+  SandboxUnavailableError,
 } from '@ux/protocol/core';
 import { capabilitySidFor } from './capability-sid.js';
 import { encodeLaunchSpec, type WindowsTokenLaunchSpec } from './launch-spec.js';
@@ -106,6 +107,9 @@ export function planWindowsToken(
   }
   const commandLine = windowsCommandLine(request.argv);
   const sandboxId = facts.sandboxId ?? 'default';
+  // An outer sandbox decides the network of an external-sandbox command; otherwise fail closed on what
+  // this backend cannot hold a command to.
+  if (request.policy.fileSystem.kind !== 'external-sandbox') refuseUnenforceableNetwork(request);
   const network = request.policy.network;
   const { env, added, kept } = windowsSandboxEnv(request.env, network);
   const notes: string[] = [];
@@ -114,6 +118,10 @@ export function planWindowsToken(
       'network blocking is advisory: proxies point at a closed port and package managers are told to stay offline, but a program that ignores them can still connect; blocking needs an elevated set-up (a sandbox user and a firewall rule) that this backend does not make',
     );
     if (kept.length > 0) notes.push(`already set and kept as given: ${kept.join(', ')}`);
+  } else if (network === 'enabled' && request.policy.fileSystem.kind !== 'external-sandbox') {
+    notes.push(
+      'unix sockets (AF_UNIX) and named pipes are not limited by this backend beyond their own ACLs: with the network on, the command may connect to any the user can',
+    );
   }
 
   if (request.policy.fileSystem.kind !== 'restricted') {
@@ -300,6 +308,32 @@ export function planWindowsToken(
     envAdded: added,
     launch,
   };
+}
+
+/**
+ * Fails closed on the network settings this backend cannot enforce: a proxied network (nothing here
+ * can keep a command from going around the proxy; even blocking the network is advisory) and a unix
+ * socket allow-list (nothing here limits which sockets or pipes a command connects to, so a list would
+ * promise that the rest are closed).
+ */
+function refuseUnenforceableNetwork(request: SandboxPlanRequest): void {
+  const policy = request.policy;
+  if (policy.network === 'proxied') {
+    throw new SandboxUnavailableError({
+      backend: 'windows-token',
+      reason:
+        'network by domain (network "proxied") is not supported on Windows yet: the restricted-token sandbox cannot keep a command from going around the proxy (it cannot even block the network; that needs the elevated set-up, a sandbox user and a firewall rule)',
+      fix: 'set the network "on" to allow every host, or "off" to allow none (advisory on Windows: proxies pointed at a closed port)',
+    });
+  }
+  const sockets = policy.allowUnixSockets ?? [];
+  if (sockets.length > 0) {
+    throw new SandboxUnavailableError({
+      backend: 'windows-token',
+      reason: `a unix socket allow-list (allowUnixSockets: ${sockets.join(', ')}) is not supported on Windows: the restricted-token sandbox cannot limit which unix sockets or named pipes a command connects to, so it cannot keep the others closed`,
+      fix: 'leave allowUnixSockets empty on Windows (the plan notes say what stays reachable), or run the command on macOS or Linux, where the list is enforced',
+    });
+  }
 }
 
 /** A variable by its Windows (case-insensitive) name. */

@@ -78,4 +78,23 @@ describe('createWindowsTokenSandbox', () => {
     });
     await expect(plan).rejects.toMatchObject({ code: 'missing_command_line' });
   });
+
+  it('rejects a proxied network as unavailable on Windows', async () => {
+    const plan = createWindowsTokenSandbox({ fs: win32MemoryFsView({}) }).plan({
+      argv: ['cmd.exe'],
+      cwd: 'C:\\w',
+      env: {},
+      policy: {
+        fileSystem: { kind: 'unrestricted' },
+        network: 'proxied',
+        networkProxy: { unixSocket: 'C:\\ux\\proxy.sock', loopbackPort: 43128 },
+      },
+      tty: false,
+    });
+    await expect(plan).rejects.toMatchObject({
+      code: 'sandbox_unavailable',
+      backend: 'windows-token',
+      reason: expect.stringContaining('not supported on Windows yet'),
+    });
+  });
 });
