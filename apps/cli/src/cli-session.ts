@@ -20,6 +20,7 @@ import {
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
   type FileSystemEntry,
+  type NetworkProxyEndpoint,
   type SandboxMode,
   type SandboxPolicy,
   UxError,
@@ -42,6 +43,10 @@ export interface SessionFlags {
   writableRoots?: string[];
   /** `--network` (true) or `--no-network` (false). */
   network?: boolean;
+  /** `--allow-domain HOST`, as written (valid patterns). */
+  allowDomains?: string[];
+  /** `--allow-unix-socket PATH`, absolute. */
+  allowUnixSockets?: string[];
   /** `--deny-read`, as written. */
   denyRead?: string[];
   /** `-c key=value`, written over config.toml. */
@@ -53,6 +58,8 @@ export interface SessionFlags {
 /** Everything a command needs from configuration, resolved once. */
 export interface CliSession {
   configuration: LoadedConfiguration;
+  /** What the command line chose (the resolution below already has it; kept for messages). */
+  flags: SessionFlags;
   features: ResolvedFeatures;
   settings: SessionResolution;
   toolPlan: ToolPlan;
@@ -96,12 +103,18 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
         flags.network === undefined
           ? undefined
           : { value: flags.network, flag: flags.network ? '--network' : '--no-network' },
+      allowDomains: flags.allowDomains?.map((value) => ({ value, flag: `--allow-domain ${value}` })),
+      allowUnixSockets: flags.allowUnixSockets?.map((value) => ({
+        value,
+        flag: `--allow-unix-socket ${value}`,
+      })),
       denyRead: flags.denyRead?.map((value) => ({ value, flag: `--deny-read ${value}` })),
       environment:
         flags.environment === undefined
           ? undefined
           : { value: flags.environment, flag: `--env ${flags.environment}` },
     },
+    homeDir: io.env.HOME || homedir(),
   });
   // An --env that names nothing (or something forbidden) is refused before anything starts.
   if (flags.environment !== undefined) chooseEnvironment(settings, flags.environment);
@@ -120,6 +133,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
   const bwrapPath = configuration.user?.bwrapPath?.value;
   return {
     configuration,
+    flags,
     features,
     settings,
     toolPlan,
@@ -163,11 +177,14 @@ export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution)
 
 /**
  * What sandboxed commands of this session may do: the mode's policy (with `[sandbox_workspace_write]`
- * and `--writable-root`), every deny-read entry, and `--network`/`--no-network` over the mode's own
- * network setting. Deny-read entries are made absolute here, once: `~` and `~/…` are the home
- * directory, anything relative is relative to the session directory `cwd` (a glob too), so a command
- * run elsewhere (`workdir`) is denied the same files. A deny-read entry or `--no-network` with a mode
- * that runs without a sandbox is refused: neither could be enforced.
+ * and `--writable-root`), every deny-read entry, the resolved network (`off` → `restricted`, `on` →
+ * `enabled`, by domain → `proxied`, whose `networkProxy` the session adds when it starts its proxy:
+ * `withNetworkProxy`) and the unix sockets allowed. Deny-read entries are made absolute here, once:
+ * `~` and `~/…` are the home directory, anything relative is relative to the session directory `cwd`
+ * (a glob too), so a command run elsewhere (`workdir`) is denied the same files. A deny-read entry or
+ * `--no-network` with a mode that runs without a sandbox is refused: neither could be enforced. So is a
+ * network by domain or a unix socket list when commands run in a remote environment by default: an
+ * exec-server can be given neither.
  */
 export function effectivePolicyFor(
   session: CliSession,
@@ -185,11 +202,19 @@ export function effectivePolicyFor(
         reason: `deny_read needs a sandbox to hide "${entry.pattern}", but ${unsandboxed}; choose read-only or workspace-write, or clear the list for this run with -c deny_read=[]`,
       });
     if (entry) throw new UxError('invalid_arguments', `${entry.source} needs a sandbox, but ${unsandboxed}`);
-    if (settings.network?.value === false)
-      throw new UxError('invalid_arguments', `--no-network needs a sandbox, but ${unsandboxed}`);
+    const { flags } = session;
+    const flagged = [
+      ...(flags.network === false ? ['--no-network'] : []),
+      ...(flags.allowDomains ?? []).map((host) => `--allow-domain ${host}`),
+      ...(flags.allowUnixSockets ?? []).map((path) => `--allow-unix-socket ${path}`),
+    ];
+    if (flagged.length > 0)
+      throw new UxError('invalid_arguments', `${flagged[0]} needs a sandbox, but ${unsandboxed}`);
     return policy;
   }
+  refuseRemoteNetwork(settings);
   const homeDir = place.homeDir ?? homedir();
+  const sockets = settings.allowUnixSockets.map((entry) => entry.path);
   return {
     fileSystem: {
       ...policy.fileSystem,
@@ -198,8 +223,42 @@ export function effectivePolicyFor(
         ...settings.denyRead.map((entry) => denyReadEntry(entry, place.cwd, homeDir)),
       ],
     },
-    network: settings.network ? (settings.network.value ? 'enabled' : 'restricted') : policy.network,
+    network: NETWORK_POLICY[settings.network.mode],
+    ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
   };
+}
+
+const NETWORK_POLICY = { off: 'restricted', on: 'enabled', domains: 'proxied' } as const;
+
+/** The session's policy with the endpoint of its proxy (`startCliNetworkProxy`). */
+export function withNetworkProxy(policy: EffectivePolicy, endpoint: NetworkProxyEndpoint): EffectivePolicy {
+  return { ...policy, networkProxy: endpoint };
+}
+
+/**
+ * A network by domain and a unix socket list cannot reach a remote environment (the proxy is this
+ * machine's; the exec-server wire has neither): refused before anything starts when the session's
+ * default environment is remote. Calls a model sends elsewhere are refused by the exec-server codec.
+ */
+function refuseRemoteNetwork(settings: SessionResolution): void {
+  const id = settings.defaultEnvironment;
+  const remote = settings.environments.find(
+    (environment) => environment.id === id && environment.kind !== 'local',
+  );
+  if (!remote) return;
+  const where = `commands run in the remote environment "${id}" (default_environment or --env), and an exec-server`;
+  const { network } = settings;
+  if (network.mode === 'domains') {
+    const reason = `network by domain (from ${network.source}) cannot be used there: ${where} cannot reach this machine's allow-list proxy; give that environment the network on or off (--network / --no-network)`;
+    if (!network.location) throw new UxError('invalid_arguments', reason);
+    throw new ConfigError({ ...network.location, reason });
+  }
+  const [socket] = settings.allowUnixSockets;
+  if (socket) {
+    const reason = `allow_unix_sockets entry "${socket.path}" (from ${socket.source}) cannot be used there: ${where} cannot be told which unix sockets to allow`;
+    if (!socket.location) throw new UxError('invalid_arguments', reason);
+    throw new ConfigError({ ...socket.location, reason });
+  }
 }
 
 function denyReadEntry(entry: DenyReadEntry, cwd: string, homeDir: string): FileSystemEntry {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { networkAccessEvent } from '@ux/network-proxy';
 import {
   createExecPolicy,
   createOrchestrator,
@@ -8,13 +9,14 @@ import {
   listRuleFiles,
   loadRuleFiles,
 } from '@ux/orchestrator';
-import type { EffectivePolicy, Reviewer, SandboxRegistry } from '@ux/protocol/core';
+import type { EffectivePolicy, Reviewer, SandboxPolicy, SandboxRegistry } from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { createCliEnvironments } from './cli-environments.js';
-import { type CliSession, sandboxPolicyFor } from './cli-session.js';
+import { type CliNetworkProxy, startCliNetworkProxy } from './cli-network-proxy.js';
+import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 
 export interface CliDoorOptions {
@@ -31,6 +33,8 @@ export interface CliDoorOptions {
    * default the mode's policy with `[sandbox_workspace_write]`.
    */
   policy?: EffectivePolicy;
+  /** Where the session runs (the proxy also listens on loopback TCP on darwin); default this process's. */
+  platform?: NodeJS.Platform;
   /** What an environment's server says on stderr (its log), by environment id; default dropped. */
   onServerLog?: (id: string, text: string) => void;
 }
@@ -44,6 +48,34 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   const { settings } = session;
   const ruleFiles = [...(await listRuleFiles(session.rulesDirectory)), ...settings.rules];
   const rules = await loadRuleFiles(ruleFiles, { homeDir: options.env.HOME ?? homedir() });
+  // A network by domain: the session's one proxy, started before anything can run and closed after
+  // the door (whose shutdown ends every command that could still use it).
+  let policy = options.policy ?? sandboxPolicyFor(settings.sandboxMode.value, settings);
+  const proxy =
+    'network' in policy && policy.network === 'proxied' && !policy.networkProxy
+      ? await startCliNetworkProxy(settings.network, {
+          platform: options.platform ?? process.platform,
+          env: options.env,
+          onWarning: options.onWarning,
+        })
+      : undefined;
+  if (proxy && 'network' in policy) policy = withNetworkProxy(policy, proxy.endpoint);
+  try {
+    return await composeDoor(session, options, rules, policy, proxy);
+  } catch (error) {
+    await proxy?.close();
+    throw error;
+  }
+}
+
+async function composeDoor(
+  session: CliSession,
+  options: CliDoorOptions,
+  rules: Awaited<ReturnType<typeof loadRuleFiles>>,
+  policy: EffectivePolicy | SandboxPolicy,
+  proxy: CliNetworkProxy | undefined,
+): Promise<UnifiedExec> {
+  const { settings } = session;
   // Remote environments connect on their first command; their sandboxes are applied by their servers.
   const environments = createCliEnvironments(settings.environments, {
     env: options.env,
@@ -58,7 +90,7 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
     approvalPolicy: settings.approvalPolicy.value,
-    policy: options.policy ?? sandboxPolicyFor(settings.sandboxMode.value, settings),
+    policy,
     execPolicy: createExecPolicy(rules),
     ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
     reviewer: options.reviewer,
@@ -92,12 +124,23 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
     // Snapshots hold the login environment: under $UX_HOME (0700), each removed when its session ends.
     shellSnapshotDir: join(dirname(session.rulesDirectory), 'shell-snapshots'),
   });
+  // Hosts outside the lists are the reviewer chain's to decide, with the session's directory; every
+  // exchange reaches the door's listeners as a `network_access` event.
+  proxy?.setAsk((request, { signal }) =>
+    orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal }),
+  );
+  const unsubscribe = proxy?.onConnection((event) => door.notify(networkAccessEvent(event)));
   return {
     ...door,
     async shutdown() {
-      await door.shutdown();
-      await environments.close();
-      await broker?.close();
+      try {
+        await door.shutdown();
+        await environments.close();
+        await broker?.close();
+      } finally {
+        unsubscribe?.();
+        await proxy?.close();
+      }
     },
   };
 }

@@ -5,6 +5,7 @@ import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import { doctorConfigChecks } from './doctor-config-checks.js';
 import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
+import { doctorNetworkChecks } from './doctor-network-checks.js';
 import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
@@ -16,9 +17,10 @@ import { UsageError } from './usage-error.js';
 export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
 
 Checks what ux needs here: Node, node-pty, the config and requirements files, the rule files, the
-paths and backend ids the config names, every sandbox backend (found, version, features,
-whether a real sandbox starts), and every configured remote environment (reachable, which server,
-whether it applies sandboxes). Exits 1 when ux cannot run as configured (every ux exec would
+paths and backend ids the config names, the network sandboxed commands get (off, on, or by domain
+with its lists) and the unix sockets they may reach, each with where it was set, every sandbox
+backend (found, version, features, whether a real sandbox starts), and every configured remote
+environment (reachable, which server, whether it applies sandboxes). Exits 1 when ux cannot run as configured (every ux exec would
 fail), and says how to fix it; what ux runs without (a writable root that does not exist) is a
 warning.
 
@@ -106,6 +108,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       status: 'ok',
       detail: `${settings.sandboxMode.value} (${settings.sandboxMode.source})`,
     });
+    checks.push(...doctorNetworkChecks(session));
     checks.push({
       name: 'feature mode',
       status: 'ok',

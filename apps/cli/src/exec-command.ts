@@ -50,7 +50,8 @@ Options:
   --env NAME             run in the environment NAME: local, or a ux exec-server configured as
                          [environments.NAME] (default: default_environment, else local)
 ${policyHelp(EXEC_SANDBOX_MODES)}  --receipt              print the model's receipt even on a terminal
-  --json                 print the structured result instead of the receipt
+  --json                 print the structured result instead of the receipt (JSON lines; with a
+                         network by domain, each connection's network_access event too)
   -h, --help             this help
 
 Exit code: the command's exit code when it finished, 1 when the call failed, 2 for usage errors.
@@ -120,11 +121,20 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     policy,
     cwd,
     env: io.env,
+    platform: io.platform,
     reviewer: terminal
       ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
       : createNoTerminalReviewer(io.stderr),
     onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
   });
+
+  // --json is a stream of JSON lines: the results, and each exchange through the session's network
+  // proxy as it ends (a `network_access` event), so a denied host is on record beside the command.
+  const stopNetworkEvents = values.json
+    ? door.onEvent((event) => {
+        if (event.type === 'network_access') io.stdout(`${JSON.stringify(event)}\n`);
+      })
+    : undefined;
 
   let calls = 0;
   const nextCall = () => `ux-exec-${++calls}`;
@@ -203,6 +213,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     stop.remove();
     terminal?.close();
     await door.shutdown();
+    stopNetworkEvents?.();
   }
 }
 

@@ -121,7 +121,8 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   const server = new Server(
     { name: 'ux', version: packageJson.version },
     {
-      capabilities: { tools: {} },
+      // With a network by domain, each connection through the proxy is logged to the client.
+      capabilities: { tools: {}, ...(policy.network === 'proxied' ? { logging: {} } : {}) },
       instructions: 'Run shell commands with exec_command; continue or poll running ones with write_stdin.',
     },
   );
@@ -166,9 +167,23 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       policy,
       cwd,
       env: io.env,
+      platform: io.platform,
       reviewer,
       onWarning: (message) => log(`ux mcp: warning: ${message}\n`),
     });
+    // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
+    // `info` when it went through, `warning` when it was refused.
+    void doorCreation.then(
+      (door) =>
+        door.onEvent((event) => {
+          if (event.type !== 'network_access') return;
+          const refused = event.decision === 'denied' || event.decision === 'asked_denied';
+          void server
+            .sendLoggingMessage({ level: refused ? 'warning' : 'info', logger: 'ux.network', data: event })
+            .catch(() => undefined);
+        }),
+      () => undefined,
+    );
     doorCreation.catch((error: unknown) => {
       log(`ux mcp: ${error instanceof Error ? error.message : String(error)}\n`);
       void drain();

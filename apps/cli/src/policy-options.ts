@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { denyReadProblem } from '@ux/features';
+import { denyReadProblem, domainPatternProblem } from '@ux/features';
 import { type EffectivePolicy, type SandboxMode, UxError } from '@ux/protocol/core';
 import { type CliSession, effectivePolicyFor, loadCliSession, type SessionFlags } from './cli-session.js';
 import type { Io } from './io.js';
@@ -20,6 +20,8 @@ export const POLICY_OPTIONS = {
   'deny-read': { type: 'string', multiple: true },
   network: { type: 'boolean' },
   'no-network': { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
+  'allow-unix-socket': { type: 'string', multiple: true },
   config: { type: 'string', short: 'c', multiple: true },
 } as const;
 
@@ -30,10 +32,16 @@ export function policyHelp(modes: readonly SandboxMode[], defaultMode = 'default
   --profile NAME         use [profiles.NAME] from the config
   --writable-root DIR    another writable directory in workspace-write mode (repeatable)
   --deny-read PATH       a path or glob the command may not read (repeatable; relative to --cwd)
-  --network              allow network access inside the sandbox
+  --network              the host's network inside the sandbox (network = "on")
   --no-network           no network inside the sandbox, whatever the config says
+  --allow-domain HOST    the network by domain: only through ux's allow-list proxy, to the config's
+                         network.allow list plus HOST (repeatable; github.com, *.example.org, an IP,
+                         with :PORT); other hosts are asked about, or denied when nobody can be asked
+  --allow-unix-socket PATH
+                         a unix socket outside the sandbox commands may connect to (repeatable; e.g.
+                         $SSH_AUTH_SOCK); every other one stays out of reach
   -c, --config KEY=VALUE set a config.toml key for this run (repeatable; the value is TOML, else
-                         a string): -c sandbox_workspace_write.network_access=true
+                         a string): -c sandbox_workspace_write.network=on
 `;
 }
 
@@ -45,6 +53,8 @@ export interface PolicyValues {
   'deny-read'?: string[];
   network?: boolean;
   'no-network'?: boolean;
+  'allow-domain'?: string[];
+  'allow-unix-socket'?: string[];
   config?: string[];
 }
 
@@ -65,7 +75,29 @@ export function policyFlags(values: PolicyValues, context: PolicyContext): Sessi
   const sandboxOption = context.sandboxOption ?? '--sandbox';
   if (values.network && values['no-network'])
     throw new UsageError('--network and --no-network contradict each other; give one', helpCommand);
+  const allowDomains = (values['allow-domain'] ?? []).map((host) => {
+    const problem = domainPatternProblem(host, 'allow');
+    if (problem) throw new UsageError(`--allow-domain ${problem}`, helpCommand);
+    return host;
+  });
+  if (allowDomains.length > 0 && (values.network || values['no-network']))
+    throw new UsageError(
+      values['no-network']
+        ? `--allow-domain ${allowDomains[0]} limits the network to listed hosts and --no-network takes it away; give one`
+        : `--allow-domain ${allowDomains[0]} limits the network to listed hosts and --network gives all of it; give one`,
+      helpCommand,
+    );
   const homeDir = homeOf(context.env);
+  const allowUnixSockets = (values['allow-unix-socket'] ?? []).map((path) => {
+    const problem =
+      path === ''
+        ? 'needs a path'
+        : path.includes('\0')
+          ? 'a path cannot contain a NUL character'
+          : undefined;
+    if (problem) throw new UsageError(`--allow-unix-socket ${problem}`, helpCommand);
+    return resolve(context.cwd, expandHome(path, homeDir));
+  });
   const writableRoots = (values['writable-root'] ?? []).map((root) => {
     const path = resolve(context.cwd, expandHome(root, homeDir));
     if (!existsSync(path) || !statSync(path).isDirectory())
@@ -86,6 +118,8 @@ export function policyFlags(values: PolicyValues, context: PolicyContext): Sessi
     writableRoots,
     denyRead,
     ...(values.network ? { network: true } : values['no-network'] ? { network: false } : {}),
+    ...(allowDomains.length > 0 ? { allowDomains } : {}),
+    ...(allowUnixSockets.length > 0 ? { allowUnixSockets } : {}),
     configOverrides,
   };
 }

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
 import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS } from '@ux/protocol/core';
+import { startCliNetworkProxy } from './cli-network-proxy.js';
+import { withNetworkProxy } from './cli-session.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
 import {
@@ -77,7 +79,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       HELP_COMMAND,
     );
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
-  const effective = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
+  const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
 
   const selector = createSandboxSelector({
     sandboxRegistry: createCliSandboxRegistry(
@@ -90,23 +92,41 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
   });
   const backend = await selector.select();
   const tty = Boolean(process.stdin.isTTY);
-  const plan = await backend.plan({
-    argv: positionals,
-    cwd,
-    env: Object.fromEntries(
-      Object.entries(io.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ),
-    policy: effective,
-    tty,
-  });
-  // What the sandbox takes back (a protected path the command created) is said on stderr at once.
-  const say = (notice: SandboxNotice) => io.stderr(`${tty ? '\r\n' : ''}ux sandbox: ${notice.message}\n`);
-  plan.onNotice?.(say);
+  // A network by domain: this run's proxy. Nobody can be asked here (the terminal is the command's),
+  // so hosts outside the allow list are denied; the 403 says which rule and what to change.
+  const proxy =
+    policy.network === 'proxied'
+      ? await startCliNetworkProxy(
+          { ...session.settings.network, askUnknown: { value: false, source: 'ux sandbox asks nobody' } },
+          {
+            platform: io.platform,
+            env: io.env,
+            onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
+          },
+        )
+      : undefined;
   try {
-    return await run(plan, tty);
+    const effective = proxy ? withNetworkProxy(policy, proxy.endpoint) : policy;
+    const plan = await backend.plan({
+      argv: positionals,
+      cwd,
+      env: Object.fromEntries(
+        Object.entries(io.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
+      policy: effective,
+      tty,
+    });
+    // What the sandbox takes back (a protected path the command created) is said on stderr at once.
+    const say = (notice: SandboxNotice) => io.stderr(`${tty ? '\r\n' : ''}ux sandbox: ${notice.message}\n`);
+    plan.onNotice?.(say);
+    try {
+      return await run(plan, tty);
+    } finally {
+      // The backend's helpers end with this process (the path guard at the end of its input).
+      await plan.cleanup?.();
+    }
   } finally {
-    // The backend's helpers end with this process (the path guard at the end of its input).
-    await plan.cleanup?.();
+    await proxy?.close();
   }
 }
 

@@ -276,7 +276,7 @@ describe('--sandbox, --profile and -c on every command', () => {
     ],
     [
       ['exec', '-c', 'sandbox_workspace_write.network=true', '--', 'true'],
-      'ux: -c sandbox_workspace_write.network=true: unknown key sandbox_workspace_write.network (did you mean "network_access"?)',
+      'ux: -c sandbox_workspace_write.network=true: sandbox_workspace_write.network must be "off", "on" or a table { allow = […], deny = […] }, got true; write "on"',
     ],
     [
       ['exec', '--deny-read', '~root/x', '--', 'true'],

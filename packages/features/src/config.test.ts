@@ -123,7 +123,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, environments, approval_policy, sandbox_mode, sandbox_workspace_write, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, environments, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',
@@ -206,7 +206,7 @@ unified_exec = true
     ],
     [
       'profile = "x"\n',
-      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read, allowed_environments, environments`,
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read, network, allow_unix_sockets, allowed_environments, environments`,
     ],
     ['deny_read = ["~x"]\n', `${REQ}:1:14: deny_read[0]: "~x": only ~ and ~/… are expanded`],
   ])('rejects %j', (text, message) => {
@@ -309,7 +309,7 @@ describe('-c overrides', () => {
       '-c features.unifed_exec=false: unknown feature "unifed_exec" (did you mean "unified_exec"?)',
     );
     expect(errorOf(() => withOverrides(undefined, 'sandbox_workspace_write.network=true')).message).toBe(
-      '-c sandbox_workspace_write.network=true: unknown key sandbox_workspace_write.network (did you mean "network_access"?)',
+      '-c sandbox_workspace_write.network=true: sandbox_workspace_write.network must be "off", "on" or a table { allow = […], deny = […] }, got true; write "on"',
     );
     expect(errorOf(() => withOverrides(undefined, 'colour=red')).message).toContain(
       '-c colour=red: unknown key colour; known keys here:',

@@ -32,6 +32,16 @@ export {
   parseFeatureTable,
 } from './feature-table.js';
 export {
+  domainPatternCovers,
+  domainPatternProblem,
+  type NetworkMode,
+  type NetworkPatternEntry,
+  type NetworkSetting,
+  parseNetworkSetting,
+  parseUnixSocketEntries,
+  unixSocketProblem,
+} from './network-setting.js';
+export {
   type ConfigOverride,
   configOverrideLabel,
   isConfigOverrideLabel,
@@ -57,6 +67,15 @@ export {
   resolveFeatures,
 } from './resolve-features.js';
 export {
+  expandHome,
+  type NetworkChoices,
+  type NetworkListEntry,
+  type ResolvedNetwork,
+  type ResolveNetworkInput,
+  resolveNetwork,
+  type UnixSocketEntry,
+} from './resolve-network.js';
+export {
   type Chosen,
   DEFAULT_SANDBOX_MODE,
   type DenyReadEntry,
@@ -68,6 +87,8 @@ export {
   type Located,
   PROFILE_SESSION_KEYS,
   parseSessionSettings,
+  type ReadOnlySettings,
+  type SandboxNetworkSettings,
   SESSION_KEYS,
   type SessionSettings,
   type ShellEnvironmentPolicy,

@@ -15,6 +15,7 @@ import {
   type RemoteEnvironmentConfig,
 } from './environment-config.js';
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
+import { type NetworkSetting, parseNetworkSetting, parseUnixSocketEntries } from './network-setting.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
@@ -31,6 +32,14 @@ export interface Requirements {
   allowedSandboxBackends?: { values: string[]; location: SourceLocation };
   /** Paths and globs no sandboxed command may read, whatever the user's config or flags say. */
   denyRead?: { values: string[]; location: SourceLocation };
+  /**
+   * `network`: the widest network sandboxed commands may have. `"off"`: none; `"on"`: no cap; by
+   * domain: user allow entries must fall under these, these deny entries always apply, and
+   * `ask_unknown = false` denies hosts outside the allow list without a question.
+   */
+  network?: { value: NetworkSetting; location: SourceLocation };
+  /** `allow_unix_sockets`: the only unix sockets a session may allow (as written; `~/…` expanded on resolution). */
+  allowUnixSockets?: { values: string[]; location: SourceLocation };
   /** The only environment names a session may use (`local` among them or not). */
   allowedEnvironments?: { values: string[]; location: SourceLocation };
   /** `[environments.<name>]` the administrator defines, sorted by name; no user config can redefine them. */
@@ -44,6 +53,8 @@ const KEYS = [
   'allowed_sandbox_modes',
   'allowed_sandbox_backends',
   'deny_read',
+  'network',
+  'allow_unix_sockets',
   'allowed_environments',
   'environments',
 ];
@@ -76,6 +87,20 @@ export function parseRequirements(document: TomlDocument): Requirements {
         : {
             values: parseDenyReadEntries(document, ['deny_read'], root.deny_read),
             location: document.locate(['deny_read']),
+          },
+    network:
+      root.network === undefined
+        ? undefined
+        : {
+            value: parseNetworkSetting(document, ['network'], root.network),
+            location: document.locate(['network']),
+          },
+    allowUnixSockets:
+      root.allow_unix_sockets === undefined
+        ? undefined
+        : {
+            values: parseUnixSocketEntries(document, ['allow_unix_sockets'], root.allow_unix_sockets),
+            location: document.locate(['allow_unix_sockets']),
           },
     allowedEnvironments,
     environments,

@@ -8,6 +8,12 @@ import {
 } from '@ux/protocol/core';
 import { checkRequirements, type Requirements } from './requirements.js';
 import { type EnvironmentResolution, resolveEnvironments } from './resolve-environments.js';
+import {
+  type NetworkChoices,
+  type ResolvedNetwork,
+  resolveNetwork,
+  type UnixSocketEntry,
+} from './resolve-network.js';
 import type { Located, ShellEnvironmentPolicy, WorkspaceWriteSettings } from './session-settings.js';
 import type { SourceLocation } from './toml-document.js';
 import type { UserConfig } from './user-config.js';
@@ -24,12 +30,18 @@ export interface ResolveSessionInput {
     /** `--writable-root`: absolute directories added to the workspace-write roots. */
     writableRoots?: string[];
     /** `--network` / `--no-network`. */
-    network?: { value: boolean; flag: string };
+    network?: NetworkChoices['network'];
+    /** `--allow-domain HOST`, one entry per flag (a valid pattern). */
+    allowDomains?: NetworkChoices['allowDomains'];
+    /** `--allow-unix-socket PATH`, absolute, one entry per flag. */
+    allowUnixSockets?: NetworkChoices['allowUnixSockets'];
     /** `--deny-read`, one entry per flag, as written. */
     denyRead?: { value: string; flag: string }[];
     /** `--env NAME`: the environment to start in, over `default_environment`. */
     environment?: { value: string; flag: string };
   };
+  /** The home directory `~/…` in `allow_unix_sockets` stands for; entries stay as written without it. */
+  homeDir?: string;
 }
 
 /** A path or glob sandboxed commands may not read, as written, and who asked for it. */
@@ -57,8 +69,13 @@ export interface SessionResolution extends EnvironmentResolution {
   enabledBackends?: Chosen<string[]>;
   /** Backends the requirements allow; undefined means any. */
   allowedBackends?: string[];
-  /** `--network` / `--no-network` when given: it overrides the sandbox mode's own network setting. */
-  network?: Chosen<boolean>;
+  /**
+   * The network of the sandbox mode in effect: its table's `network` (default off), `--network`,
+   * `--no-network` and `--allow-domain` over it, within the requirements' cap.
+   */
+  network: ResolvedNetwork;
+  /** Unix sockets sandboxed commands may connect to: the mode's table, then `--allow-unix-socket`. */
+  allowUnixSockets: UnixSocketEntry[];
   /** Requirements first (no layer can drop them), then config, then flags. */
   denyRead: DenyReadEntry[];
 }
@@ -114,6 +131,23 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
     cli: input.cli?.environment,
   });
 
+  const { network, allowUnixSockets } = resolveNetwork({
+    sandboxMode,
+    table:
+      sandboxMode.value === 'workspace-write'
+        ? top.workspaceWrite?.value
+        : sandboxMode.value === 'read-only'
+          ? top.readOnly?.value
+          : undefined,
+    requirements,
+    cli: {
+      ...(input.cli?.network ? { network: input.cli.network } : {}),
+      ...(input.cli?.allowDomains ? { allowDomains: input.cli.allowDomains } : {}),
+      ...(input.cli?.allowUnixSockets ? { allowUnixSockets: input.cli.allowUnixSockets } : {}),
+    },
+    ...(input.homeDir === undefined ? {} : { homeDir: input.homeDir }),
+  });
+
   const workspaceWrite = top.workspaceWrite?.value ?? {
     writableRoots: [],
     networkAccess: false,
@@ -136,9 +170,8 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
     rules: top.rules?.value ?? [],
     enabledBackends,
     allowedBackends: requirements?.allowedSandboxBackends?.values,
-    ...(input.cli?.network
-      ? { network: { value: input.cli.network.value, source: input.cli.network.flag } }
-      : {}),
+    network,
+    allowUnixSockets,
     denyRead,
     ...environments,
   };

@@ -49,6 +49,7 @@ set = { CI = "1" }
     expect(config.session.workspaceWrite?.value).toEqual({
       writableRoots: ['/home/dev/cache'],
       networkAccess: true,
+      network: { value: { mode: 'on' }, location: { file: FILE, line: 8, column: 1 } },
       excludeTmpdirEnvVar: false,
       excludeSlashTmp: true,
     });
@@ -96,7 +97,10 @@ set = { CI = "1" }
       '[sandbox_workspace_write]\nwritable_roots = ["relative/dir"]',
       `${FILE}:2:19: sandbox_workspace_write.writable_roots[0] must be an absolute path, got "relative/dir"`,
     ],
-    ['[sandbox_workspace_write]\nnetwork = true', `${FILE}:2:1: unknown key sandbox_workspace_write.network`],
+    [
+      '[sandbox_workspace_write]\nnetwork = true',
+      `${FILE}:2:1: sandbox_workspace_write.network must be "off", "on" or a table { allow = […], deny = […] }, got true; write "on"`,
+    ],
     [
       '[sandbox_workspace_write]\nnetwork_access = "yes"',
       `${FILE}:2:1: sandbox_workspace_write.network_access must be true or false, got "yes"`,
@@ -152,15 +156,15 @@ describe('deny_read', () => {
     expect(resolveSessionSettings({}).denyRead).toEqual([]);
   });
 
-  it('adds flag writable roots to the configured ones and records a network flag', () => {
+  it('adds flag writable roots to the configured ones and lets a network flag win over the config', () => {
     const resolved = resolveSessionSettings({
       user: userConfig('[sandbox_workspace_write]\nwritable_roots = ["/a"]\nnetwork_access = true\n'),
       cli: { writableRoots: ['/b', '/a'], network: { value: false, flag: '--no-network' } },
     });
     expect(resolved.workspaceWrite.writableRoots).toEqual(['/a', '/b']);
     expect(resolved.workspaceWrite.networkAccess).toBe(true);
-    expect(resolved.network).toEqual({ value: false, source: '--no-network' });
-    expect(resolveSessionSettings({}).network).toBeUndefined();
+    expect(resolved.network).toMatchObject({ mode: 'off', source: '--no-network' });
+    expect(resolveSessionSettings({}).network).toMatchObject({ mode: 'off', source: 'default' });
   });
 });
 

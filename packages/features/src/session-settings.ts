@@ -1,6 +1,7 @@
 import {
   type ApprovalPolicy,
   didYouMean,
+  formatLocation,
   granularApprovalConfig,
   granularPromptKinds,
   isAbsolutePath,
@@ -11,6 +12,8 @@ import {
 import { parseDenyReadEntries } from './deny-read-entries.js';
 import { ENVIRONMENT_NAME, ENVIRONMENT_NAME_RULE } from './environment-config.js';
 import { describe, isTable } from './feature-table.js';
+import { type NetworkSetting, parseNetworkSetting, parseUnixSocketEntries } from './network-setting.js';
+import { isConfigOverrideLabel } from './parse-config-override.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { strings } from './strings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -21,13 +24,28 @@ export interface Located<T> {
   location: SourceLocation;
 }
 
+/** The network and unix socket settings a sandbox mode's table may hold. */
+export interface SandboxNetworkSettings {
+  /**
+   * `network = "off" | "on" | { allow, deny, ask_unknown }` (in `[sandbox_workspace_write]` also the
+   * legacy `network_access = true | false`); absent when neither was written.
+   */
+  network?: Located<NetworkSetting>;
+  /** `allow_unix_sockets`, as written (`~/…` is expanded when the session is resolved). */
+  allowUnixSockets?: Located<string[]>;
+}
+
 /** `[sandbox_workspace_write]`: what workspace-write mode adds to the working directory. */
-export interface WorkspaceWriteSettings {
+export interface WorkspaceWriteSettings extends SandboxNetworkSettings {
   writableRoots: string[];
+  /** `network = "on"` (or `network_access = true`): the host's network, unproxied. */
   networkAccess: boolean;
   excludeTmpdirEnvVar: boolean;
   excludeSlashTmp: boolean;
 }
+
+/** `[sandbox_read_only]`: read-only mode's network and unix sockets (it has nothing else to set). */
+export type ReadOnlySettings = SandboxNetworkSettings;
 
 /** `[shell_environment_policy]`: which host variables commands start from (Codex's key names). */
 export interface ShellEnvironmentPolicy {
@@ -43,6 +61,7 @@ export interface SessionSettings {
   approvalPolicy?: Located<ApprovalPolicy>;
   sandboxMode?: Located<SandboxMode>;
   workspaceWrite?: Located<WorkspaceWriteSettings>;
+  readOnly?: Located<ReadOnlySettings>;
   shellEnvironmentPolicy?: Located<ShellEnvironmentPolicy>;
   /** Exec-policy rule files, absolute. */
   rules?: Located<string[]>;
@@ -58,6 +77,7 @@ export const SESSION_KEYS = [
   'approval_policy',
   'sandbox_mode',
   'sandbox_workspace_write',
+  'sandbox_read_only',
   'shell_environment_policy',
   'rules',
   'sandbox_backends',
@@ -69,10 +89,13 @@ export const PROFILE_SESSION_KEYS = ['approval_policy', 'sandbox_mode', 'default
 
 const WORKSPACE_WRITE_KEYS = [
   'writable_roots',
+  'network',
   'network_access',
+  'allow_unix_sockets',
   'exclude_tmpdir_env_var',
   'exclude_slash_tmp',
 ];
+const READ_ONLY_KEYS = ['network', 'allow_unix_sockets'];
 const ENVIRONMENT_KEYS = ['inherit', 'ignore_default_excludes', 'exclude', 'include_only', 'set'];
 const GRANULAR_KEYS: readonly string[] = granularPromptKinds;
 const BACKEND_ID = /^[a-z][a-z0-9-]*$/;
@@ -118,10 +141,12 @@ export function parseSessionSettings(
     const section = table.sandbox_workspace_write;
     if (!isTable(section)) throw document.error(path, `${name('sandbox_workspace_write')} must be a table`);
     rejectUnknownKeys(document, path, section, WORKSPACE_WRITE_KEYS);
+    const network = sandboxNetwork(document, path, section);
     settings.workspaceWrite = {
       value: {
         writableRoots: absolutePaths(document, [...path, 'writable_roots'], section.writable_roots),
-        networkAccess: boolean(document, [...path, 'network_access'], section.network_access),
+        networkAccess: network.network?.value.mode === 'on',
+        ...network,
         excludeTmpdirEnvVar: boolean(
           document,
           [...path, 'exclude_tmpdir_env_var'],
@@ -131,6 +156,14 @@ export function parseSessionSettings(
       },
       location: document.locate(path),
     };
+  }
+
+  if (keys.includes('sandbox_read_only') && table.sandbox_read_only !== undefined) {
+    const path = at('sandbox_read_only');
+    const section = table.sandbox_read_only;
+    if (!isTable(section)) throw document.error(path, `${name('sandbox_read_only')} must be a table`);
+    rejectUnknownKeys(document, path, section, READ_ONLY_KEYS);
+    settings.readOnly = { value: sandboxNetwork(document, path, section), location: document.locate(path) };
   }
 
   if (keys.includes('shell_environment_policy') && table.shell_environment_policy !== undefined) {
@@ -221,6 +254,50 @@ export function parseSessionSettings(
       );
     settings.defaultEnvironment = { value, location: document.locate(at('default_environment')) };
   }
+  return settings;
+}
+
+/**
+ * `network` (and, in `[sandbox_workspace_write]`, its legacy spelling `network_access`) and
+ * `allow_unix_sockets` of a sandbox mode's table. Both spellings in one file are a mistake; a `-c`
+ * override of one of them replaces the other written in the file, as an override should.
+ */
+function sandboxNetwork(
+  document: TomlDocument,
+  path: readonly string[],
+  section: Record<string, unknown>,
+): SandboxNetworkSettings {
+  const settings: SandboxNetworkSettings = {};
+  const networkPath = [...path, 'network'];
+  const legacyPath = [...path, 'network_access'];
+  let useNetwork = section.network !== undefined;
+  let useLegacy = section.network_access !== undefined;
+  if (useNetwork && useLegacy) {
+    const fromOverride = (at: readonly string[]) => isConfigOverrideLabel(document.locate(at).file);
+    const [network, legacy] = [fromOverride(networkPath), fromOverride(legacyPath)];
+    if (network === legacy)
+      throw document.error(
+        networkPath,
+        `${formatKeyPath(networkPath)} and ${formatKeyPath(legacyPath)} (its legacy spelling, at ${formatLocation(document.locate(legacyPath))}) are both set; keep network`,
+      );
+    useNetwork = network;
+    useLegacy = legacy;
+  }
+  if (useNetwork)
+    settings.network = {
+      value: parseNetworkSetting(document, networkPath, section.network),
+      location: document.locate(networkPath),
+    };
+  else if (useLegacy)
+    settings.network = {
+      value: { mode: boolean(document, legacyPath, section.network_access) ? 'on' : 'off' },
+      location: document.locate(legacyPath),
+    };
+  if (section.allow_unix_sockets !== undefined)
+    settings.allowUnixSockets = {
+      value: parseUnixSocketEntries(document, [...path, 'allow_unix_sockets'], section.allow_unix_sockets),
+      location: document.locate([...path, 'allow_unix_sockets']),
+    };
   return settings;
 }
 
