@@ -9,9 +9,10 @@ import {
   type NetworkAsk,
   type NetworkConnectionEvent,
   type NetworkProxy,
+  networkAccessEvent,
   type ResolveHost,
 } from '@ux/network-proxy';
-import { type NetworkProxyEndpoint, UxError } from '@ux/protocol/core';
+import { type NetworkAccessEvent, type NetworkProxyEndpoint, UxError } from '@ux/protocol/core';
 
 /**
  * FOR TESTS ONLY. `name=ip[,name=ip…]`: the session's proxy resolves these names to these addresses
@@ -36,6 +37,8 @@ export interface CliNetworkProxy {
   setAsk(ask: NetworkAsk): void;
   /** One event per exchange, when it ends. Returns the unsubscribe function. */
   onConnection(listener: (event: NetworkConnectionEvent) => void): () => void;
+  /** The same, as the protocol's `network_access` events (for the door's listeners). */
+  onAccess(listener: (event: NetworkAccessEvent) => void): () => void;
   /** Stops the proxy (every connection through it ends) and removes its directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -73,7 +76,8 @@ export async function startCliNetworkProxy(
       ...(network.askUnknown.value
         ? { ask: (request, settings) => (ask ? ask(request, settings) : 'deny') }
         : {}),
-      ...(resolve ? { resolve } : {}),
+      // The test's names point at its own loopback servers: an approved one must reach them too.
+      ...(resolve ? { resolve, allowLocalAddresses: true } : {}),
     });
     const unixSocket = join(directory, 'proxy.sock');
     await proxy.listenUnix(unixSocket);
@@ -87,6 +91,7 @@ export async function startCliNetworkProxy(
         ask = answer;
       },
       onConnection: (listener) => running.onConnection(listener),
+      onAccess: (listener) => running.onConnection((event) => listener(networkAccessEvent(event))),
       close: () => {
         closing ??= running.close().finally(() => {
           unguard();
@@ -155,7 +160,7 @@ function testResolver(env: NodeJS.ProcessEnv, onWarning: (message: string) => vo
   onWarning(
     `${TEST_HOSTS_VARIABLE} is set: the network proxy resolves ${[...hosts]
       .map(([name, address]) => `${name} to ${address}`)
-      .join(', ')} (a switch for tests; unset it otherwise)`,
+      .join(', ')} and connects approved names to local addresses (a switch for tests; unset it otherwise)`,
   );
   return async (host) => {
     const mapped = hosts.get(host);

@@ -1,21 +1,27 @@
 import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { networkAccessEvent } from '@ux/network-proxy';
 import {
+  asksAboutHosts,
   createExecPolicy,
   createOrchestrator,
   createRuleFileAppender,
   listRuleFiles,
   loadRuleFiles,
 } from '@ux/orchestrator';
-import type { EffectivePolicy, Reviewer, SandboxPolicy, SandboxRegistry } from '@ux/protocol/core';
+import {
+  approvalPolicyName,
+  type EffectivePolicy,
+  type Reviewer,
+  type SandboxPolicy,
+  type SandboxRegistry,
+} from '@ux/protocol/core';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { createCliEnvironments } from './cli-environments.js';
-import { type CliNetworkProxy, startCliNetworkProxy } from './cli-network-proxy.js';
+import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 
@@ -53,11 +59,24 @@ export async function createCliDoor(session: CliSession, options: CliDoorOptions
   let policy = options.policy ?? sandboxPolicyFor(settings.sandboxMode.value, settings);
   const proxy =
     'network' in policy && policy.network === 'proxied' && !policy.networkProxy
-      ? await startCliNetworkProxy(settings.network, {
-          platform: options.platform ?? process.platform,
-          env: options.env,
-          onWarning: options.onWarning,
-        })
+      ? // Loaded only here: the proxy's servers and resolver stay out of every other session's start-up.
+        await (await import('./cli-network-proxy.js')).startCliNetworkProxy(
+          // Under `never` nobody could answer: hosts outside the lists are simply not in them.
+          asksAboutHosts(settings.approvalPolicy.value)
+            ? settings.network
+            : {
+                ...settings.network,
+                askUnknown: {
+                  value: false,
+                  source: `approval policy ${approvalPolicyName(settings.approvalPolicy.value)}`,
+                },
+              },
+          {
+            platform: options.platform ?? process.platform,
+            env: options.env,
+            onWarning: options.onWarning,
+          },
+        )
       : undefined;
   if (proxy && 'network' in policy) policy = withNetworkProxy(policy, proxy.endpoint);
   try {
@@ -129,7 +148,7 @@ async function composeDoor(
   proxy?.setAsk((request, { signal }) =>
     orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal }),
   );
-  const unsubscribe = proxy?.onConnection((event) => door.notify(networkAccessEvent(event)));
+  const unsubscribe = proxy?.onAccess((event) => door.notify(event));
   return {
     ...door,
     async shutdown() {

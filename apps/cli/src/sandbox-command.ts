@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
 import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS } from '@ux/protocol/core';
-import { startCliNetworkProxy } from './cli-network-proxy.js';
 import { withNetworkProxy } from './cli-session.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -96,7 +95,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
   // so hosts outside the allow list are denied; the 403 says which rule and what to change.
   const proxy =
     policy.network === 'proxied'
-      ? await startCliNetworkProxy(
+      ? await (await import('./cli-network-proxy.js')).startCliNetworkProxy(
           { ...session.settings.network, askUnknown: { value: false, source: 'ux sandbox asks nobody' } },
           {
             platform: io.platform,

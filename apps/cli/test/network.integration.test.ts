@@ -4,67 +4,17 @@
 // Test servers listen on this host's 127.0.0.1; the names `allowed.test`, `denied.test` and
 // `other.test` reach them through UX_NETWORK_PROXY_HOSTS, the proxy's host mapping for tests.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { PROXY_BRIDGE_PORT } from '@ux/protocol/core';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  BIN,
-  connectMcp,
-  makeHome,
-  runUx,
-  type UxFiles,
-  type UxHome,
-  uniqueMarker,
-  waitForCommandRunning,
-} from './cli-harness.js';
+import { BIN, connectMcp, runUx, uniqueMarker, waitForCommandRunning } from './cli-harness.js';
+import { CURL, httpServer, networkHome, proxyDirectories } from './network-harness.js';
 
 useLeakCheck();
-
-interface NetworkHome extends UxHome {
-  /** The TMPDIR ux gets: its proxy's socket directory is made there. */
-  tmp: string;
-}
-
-/** A home whose ux maps the test names to 127.0.0.1 and keeps its temporary files in `tmp`. */
-function networkHome(files: UxFiles = {}): NetworkHome {
-  const home = makeHome(files);
-  const tmp = join(home.home, 'tmp');
-  mkdirSync(tmp);
-  home.env.TMPDIR = tmp;
-  home.env.UX_NETWORK_PROXY_HOSTS =
-    'allowed.test=127.0.0.1,denied.test=127.0.0.1,other.test=127.0.0.1,secret.corp.test=127.0.0.1';
-  return { ...home, tmp };
-}
-
-/** Proxy socket directories left in the home's TMPDIR. */
-const proxyDirectories = (home: NetworkHome) =>
-  readdirSync(home.tmp).filter((name) => name.startsWith('ux-net-'));
-
-/** An HTTP server on 127.0.0.1 answering `hello from HOST`; `hosts` records the Host of each request. */
-async function httpServer() {
-  const hosts: string[] = [];
-  const server = createHttpServer((request, response) => {
-    hosts.push(request.headers.host ?? '');
-    response.end(`hello from ${request.headers.host}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const port = (server.address() as { port: number }).port;
-  return { port, hosts, url: (host: string) => `http://${host}:${port}/` };
-}
-
-const CURL = 'curl -sS --max-time 10';
 
 describe('ux sandbox --allow-domain', () => {
   it('reaches a listed host through the proxy, gets the 403 text for the rest, and has no other route', async () => {

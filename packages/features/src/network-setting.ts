@@ -1,4 +1,4 @@
-import { NetworkProxyError, normalizeHost, parseDomainPattern } from '@ux/network-proxy';
+import { NetworkProxyError, normalizeHost, parseDomainPattern } from '@ux/network-proxy/patterns';
 import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
 import { describe, isTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';

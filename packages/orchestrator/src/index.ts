@@ -50,7 +50,11 @@ export {
   type ExecDecision,
   type ExecDecisionRequest,
 } from './orchestrator/decide-exec.js';
-export type { NetworkDecision, NetworkDecisionRequest } from './orchestrator/decide-network.js';
+export {
+  asksAboutHosts,
+  type NetworkDecision,
+  type NetworkDecisionRequest,
+} from './orchestrator/decide-network.js';
 export {
   PATCH_OUTSIDE_NEVER,
   type PatchDecision,

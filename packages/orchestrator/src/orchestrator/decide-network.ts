@@ -47,9 +47,7 @@ export async function decideNetwork(
   decider: NetworkDecider,
   request: NetworkDecisionRequest,
 ): Promise<NetworkDecision> {
-  const policy = decider.approvalPolicy;
-  if (approvalPolicyName(policy) === 'never') return 'deny';
-  if (typeof policy === 'object' && !policy.granular.sandbox_approval) return 'deny';
+  if (!asksAboutHosts(decider.approvalPolicy)) return 'deny';
   const id = decider.newApprovalId();
   const context: NetworkApprovalContext = {
     host: request.host,
@@ -118,6 +116,16 @@ export async function decideNetwork(
       return 'deny_session';
     return 'deny';
   }
+}
+
+/**
+ * Whether an approval policy lets the proxy's questions reach anyone: not `never`, nor a granular
+ * policy without sandbox approvals. A host that cannot ask should not hand the proxy an `ask` at all,
+ * so a refusal reads "not in network.allow" rather than "refused when asked".
+ */
+export function asksAboutHosts(policy: ApprovalPolicy): boolean {
+  if (approvalPolicyName(policy) === 'never') return false;
+  return typeof policy !== 'object' || policy.granular.sandbox_approval;
 }
 
 function describeProtocol(protocol: NetworkDecisionRequest['protocol']): string {

@@ -34,6 +34,15 @@ describe('needsSandbox (selectInitial)', () => {
     ],
     ['danger-full-access', effectivePolicyFromSandboxPolicy({ type: 'danger-full-access' }), false],
     [
+      'full disk access with a proxied network (the network exists only inside a sandbox)',
+      {
+        fileSystem: { kind: 'unrestricted' },
+        network: 'proxied',
+        networkProxy: { unixSocket: '/tmp/p.sock' },
+      },
+      true,
+    ],
+    [
       'external sandbox, network restricted',
       { fileSystem: { kind: 'external-sandbox' }, network: 'restricted' },
       false,
@@ -116,6 +125,20 @@ describe('widenPolicy', () => {
           { path: { type: 'path', path: '/tmp/x' }, access: 'write' },
         ],
       },
+    });
+  });
+
+  it('keeps the proxy endpoint and the unix socket list of a proxied policy', () => {
+    const proxied: EffectivePolicy = {
+      ...base,
+      network: 'proxied',
+      networkProxy: { unixSocket: '/tmp/ux-net-1/proxy.sock' },
+      allowUnixSockets: ['/run/agent.sock'],
+    };
+    expect(widenPolicy(proxied, { file_system: { write: ['out'] } }, '/w')).toMatchObject({
+      network: 'proxied',
+      networkProxy: { unixSocket: '/tmp/ux-net-1/proxy.sock' },
+      allowUnixSockets: ['/run/agent.sock'],
     });
   });
 

@@ -22,7 +22,9 @@ export function widenPolicy(
     ...(additional.file_system?.read ?? []).map((path) => entry(path, 'read')),
     ...(additional.file_system?.write ?? []).map((path) => entry(path, 'write')),
   ];
+  // Everything else of the policy (the proxy's endpoint, the unix socket list) stays as it was.
   return {
+    ...policy,
     network,
     fileSystem: { ...policy.fileSystem, entries: [...policy.fileSystem.entries, ...extra] },
   };

@@ -1,0 +1,164 @@
+// A host outside the allow list is a question to the person (the `ux exec` terminal prompt, the MCP
+// client's elicitation), asked once per host, and an answer for the session is not asked again.
+// Through the shipped `ux`, with the default sandbox (bubblewrap) and the session's real proxy; the
+// test's names reach its own 127.0.0.1 server through UX_NETWORK_PROXY_HOSTS.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { useLeakCheck } from '@ux/test-utils';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { BIN, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
+import { CURL, httpServer, type NetworkHome, networkHome, proxyDirectories } from './network-harness.js';
+
+await warmUpTerminalSpawner();
+useLeakCheck();
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+describe('ux exec on a terminal: a host outside the list', () => {
+  it('asks once; allowed for the session, the second request goes through without asking', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const url = server.url('other.test');
+    const ux = await startUxInTerminal(
+      [
+        'exec',
+        '--approval',
+        'on-request',
+        '--allow-domain',
+        'allowed.test',
+        '--',
+        `${CURL} ${url} && ${CURL} ${url} && echo BOTH-DONE`,
+      ],
+      home,
+    );
+    const question = await ux.waitFor('(Ctrl-C aborts): ');
+    expect(question).toContain(`a sandboxed command wants to reach other.test:${server.port}; allow it?`);
+    expect(question).toContain(`[a] allow other.test for this session`);
+    await ux.type('a');
+    await ux.waitFor('BOTH-DONE');
+    expect(await ux.exitCode()).toBe(0);
+    expect(occurrences(ux.screen, 'wants to reach')).toBe(1);
+    expect(server.hosts).toEqual([`other.test:${server.port}`, `other.test:${server.port}`]);
+    expect(proxyDirectories(home)).toEqual([]);
+  });
+
+  it('denied, the command gets the refusal in its own output', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const ux = await startUxInTerminal(
+      [
+        'exec',
+        '--approval',
+        'on-request',
+        '--allow-domain',
+        'allowed.test',
+        '--',
+        `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
+      ],
+      home,
+    );
+    await ux.waitFor('(Ctrl-C aborts): ');
+    await ux.type('n');
+    await ux.waitFor('CURL-ENDED');
+    expect(ux.screen).toContain('ux: network access to "other.test" was refused when approval was asked');
+    expect(await ux.exitCode()).toBe(0);
+    expect(server.hosts).toEqual([]);
+  });
+
+  it('under approval policy never, nobody is asked and the host is refused', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const ux = await startUxInTerminal(
+      [
+        'exec',
+        '--approval',
+        'never',
+        '--allow-domain',
+        'allowed.test',
+        '--',
+        `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
+      ],
+      home,
+    );
+    await ux.waitFor('CURL-ENDED');
+    expect(ux.screen).not.toContain('wants to reach');
+    expect(ux.screen).toContain(
+      'ux: network access to "other.test" is not allowed by the sandbox\'s network policy (it is not in network.allow); add it to network.allow',
+    );
+    expect(await ux.exitCode()).toBe(0);
+    expect(server.hosts).toEqual([]);
+  });
+});
+
+async function mcpWithElicitation(home: NetworkHome, answer: () => ElicitResult) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--approval', 'on-request', '--allow-domain', 'allowed.test'],
+    cwd: home.workspace,
+    env: home.env,
+    stderr: 'pipe',
+  });
+  const client = new Client(
+    { name: 'ux-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  const asked: string[] = [];
+  const offered: string[][] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const params = request.params as unknown as {
+      message: string;
+      requestedSchema: { properties: { decision: { oneOf: { title: string }[] } } };
+    };
+    asked.push(params.message);
+    offered.push(params.requestedSchema.properties.decision.oneOf.map((choice) => choice.title));
+    return answer();
+  });
+  await client.connect(transport);
+  onTestFinished(() => client.close());
+  const run = async (cmd: string) => {
+    const result = await client.callTool({ name: 'exec_command', arguments: { cmd, yield_time_ms: 10_000 } });
+    return ((result.content as { text: string }[]) ?? []).map((part) => part.text).join('');
+  };
+  return { client, asked, offered, run };
+}
+
+describe('ux mcp: a host outside the list', () => {
+  it('is one elicitation; allowed for the session, later commands reach it without asking', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const { asked, offered, run } = await mcpWithElicitation(home, () => ({
+      action: 'accept',
+      content: { decision: 'approve_for_session' },
+    }));
+    const url = server.url('other.test');
+    expect(await run(`${CURL} ${url}`)).toContain(`hello from other.test:${server.port}`);
+    expect(await run(`${CURL} ${url}`)).toContain(`hello from other.test:${server.port}`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`a sandboxed command wants to reach other.test:${server.port}; allow it?`);
+    expect(offered[0]).toEqual([
+      'Allow this connection',
+      'Allow other.test for this session',
+      'Deny other.test for this session',
+      'Deny this connection',
+      'Abort (deny, and ask no more about this host)',
+    ]);
+    expect(server.hosts).toHaveLength(2);
+  });
+
+  it('denied for the session: the refusal, and no second question', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const { asked, run } = await mcpWithElicitation(home, () => ({
+      action: 'accept',
+      content: { decision: 'deny_for_session' },
+    }));
+    const url = server.url('other.test');
+    const refused =
+      'ux: network access to "other.test" was refused when approval was asked, for the rest of this session';
+    expect(await run(`${CURL} ${url}; echo`)).toContain(refused);
+    expect(await run(`${CURL} ${url}; echo`)).toContain(refused);
+    expect(asked).toHaveLength(1);
+    expect(server.hosts).toEqual([]);
+  });
+});
