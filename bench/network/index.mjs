@@ -9,11 +9,20 @@
 //   network.proxy.connect_ms         median time from connect to the destination's first byte,
 //                                    through CONNECT (direct and SOCKS5 figures beside it)
 //   network.proxy.unix.throughput    the same 64 MiB through the Unix socket listener (informational)
+// And from inside a bubblewrap sandbox with network "proxied" (@ux/sandbox-bwrap): the same client, run
+// in the sandbox, reaches the proxy's Unix socket through ux-sandbox-exec's bridge on 127.0.0.1:3128,
+// against the same client on the host connecting to the proxy's TCP port (both long-lived processes,
+// driven alternately over stdin):
+//   network.proxy.sandboxed.throughput.ratio  64 MiB through CONNECT, host time / sandboxed time
+//                                              (target >= 0.70: what the bridge costs)
+//   network.proxy.sandboxed.connect_ms        median time from connect to the destination's first
+//                                              byte through the bridge (the host's figure beside it)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { alternate, median, report } from '../lib/report.mjs';
 
@@ -67,8 +76,113 @@ if (role === 'destination') {
     await proxy.close();
     process.exit(0);
   });
+} else if (role === 'client') {
+  // One request per stdin line ("download PORT" or "first-byte PORT") through CONNECT to the proxy
+  // port given, answered with the milliseconds it took.
+  const via = { kind: 'connect', port: Number(process.argv[3]) };
+  for await (const line of createInterface({ input: process.stdin })) {
+    const [what, port] = line.split(' ');
+    try {
+      const ms = what === 'download' ? await download(via, Number(port)) : await firstByte(via, Number(port));
+      process.stdout.write(`${ms}\n`);
+    } catch (error) {
+      process.stdout.write(`error ${error.message}\n`);
+    }
+  }
 } else {
   await main();
+}
+
+/** A client process driven over stdin; `ask(line)` resolves with its answer in milliseconds. */
+function driven(child) {
+  const answers = createInterface({ input: child.stdout });
+  const waiting = [];
+  answers.on('line', (line) => waiting.shift()?.(line));
+  return {
+    child,
+    ask(line) {
+      return new Promise((resolve, reject) => {
+        waiting.push((answer) =>
+          answer.startsWith('error') ? reject(new Error(`client: ${answer}`)) : resolve(Number(answer)),
+        );
+        child.stdin.write(`${line}\n`);
+      });
+    },
+  };
+}
+
+/**
+ * The same transfers from inside bubblewrap (network "proxied": the bridge to the proxy's Unix socket)
+ * and from the host (the proxy's TCP port).
+ */
+async function sandboxed({ dir, path, proxyPort, bulk, tiny, mibPerSecond }) {
+  const { createBwrapSandbox } = await import('@ux/sandbox-bwrap');
+  const backend = createBwrapSandbox();
+  const probe = await backend.probe();
+  if (!probe.available) {
+    console.error(`bench/network: bubblewrap cannot run here, sandboxed figures skipped: ${probe.reason}`);
+    return;
+  }
+  const self = fileURLToPath(import.meta.url);
+  const plan = await backend.plan({
+    argv: [process.execPath, self, 'client', '3128'],
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+    policy: {
+      fileSystem: {
+        kind: 'restricted',
+        entries: [
+          { path: { type: 'special', value: 'root' }, access: 'read' },
+          { path: { type: 'special', value: 'cwd' }, access: 'write' },
+        ],
+      },
+      network: 'proxied',
+      networkProxy: { unixSocket: path },
+    },
+    tty: false,
+  });
+  const inside = driven(
+    spawn(plan.argv[0], plan.argv.slice(1), {
+      cwd: plan.cwd,
+      env: plan.env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
+  const outside = driven(
+    spawn(process.execPath, [self, 'client', String(proxyPort)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  try {
+    const throughput = await alternate({
+      subject: () => inside.ask(`download ${bulk}`),
+      baseline: () => outside.ask(`download ${bulk}`),
+      rounds: 9,
+      warmup: 2,
+    });
+    report('network.proxy.sandboxed.throughput', mibPerSecond(throughput.subject), 'MiB/s');
+    report('network.proxy.host.throughput', mibPerSecond(throughput.baseline), 'MiB/s');
+    report(
+      'network.proxy.sandboxed.throughput.ratio',
+      throughput.baseline / throughput.subject,
+      'x',
+      '>=0.70',
+    );
+    const latency = await alternate({
+      subject: () => inside.ask(`first-byte ${tiny}`),
+      baseline: () => outside.ask(`first-byte ${tiny}`),
+      rounds: 200,
+      warmup: 20,
+    });
+    report('network.proxy.sandboxed.connect_ms', latency.subject, 'ms');
+    report('network.proxy.host.connect_ms', latency.baseline, 'ms');
+    report('network.proxy.sandboxed.connect_overhead_ms', latency.subject - latency.baseline, 'ms');
+  } finally {
+    for (const { child } of [inside, outside]) child.stdin.end();
+    await Promise.all(
+      [inside, outside].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))),
+    );
+    await plan.cleanup?.();
+    await backend.close();
+  }
 }
 
 function start(args) {
@@ -213,6 +327,7 @@ async function main() {
       warmup: 20,
     });
     report('network.proxy.socks5.connect_ms', socks.subject, 'ms');
+    await sandboxed({ dir, path, proxyPort: proxy.info.port, bulk, tiny, mibPerSecond });
   } finally {
     const children = [destination.child, proxy.child];
     for (const child of children) child.stdin.end();

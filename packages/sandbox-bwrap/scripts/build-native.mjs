@@ -23,7 +23,8 @@ for (const name of programs) {
   for (const compiler of candidates) {
     const temporary = `${output}.${process.pid}`;
     try {
-      execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-o', temporary, source], {
+      // -pthread: ux-sandbox-exec's network helper runs a thread per connection and per connect().
+      execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-pthread', '-o', temporary, source], {
         stdio: ['ignore', 'inherit', 'pipe'],
       });
       renameSync(temporary, output);

@@ -2,6 +2,7 @@
 // puts in place (`keepFds`), the execve wrapper inside the sandbox reaches the broker outside, and
 // what it runs in place stays sandboxed while an escalated exec does not.
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EffectivePolicy } from '@ux/protocol';
@@ -31,7 +32,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function workspaceWrite(): EffectivePolicy {
+function workspaceWrite(
+  network: Pick<EffectivePolicy, 'network' | 'networkProxy'> = { network: 'restricted' },
+): EffectivePolicy {
   return {
     fileSystem: {
       kind: 'restricted',
@@ -40,11 +43,15 @@ function workspaceWrite(): EffectivePolicy {
         { path: { type: 'special', value: 'cwd' }, access: 'write' },
       ],
     },
-    network: 'restricted',
+    ...network,
   };
 }
 
-async function runSandboxed(handler: ExecHandler, argv: string[], options: { keep?: boolean } = {}) {
+async function runSandboxed(
+  handler: ExecHandler,
+  argv: string[],
+  options: { keep?: boolean; network?: Pick<EffectivePolicy, 'network' | 'networkProxy'> } = {},
+) {
   const cwd = join(root, `w-${Math.random().toString(36).slice(2, 8)}`);
   mkdirSync(cwd, { recursive: true });
   const session = await broker.openSession(handler);
@@ -54,7 +61,7 @@ async function runSandboxed(handler: ExecHandler, argv: string[], options: { kee
     argv,
     cwd,
     env,
-    policy: workspaceWrite(),
+    policy: workspaceWrite(options.network),
     tty: false,
     ...(options.keep === false ? {} : { keepFds: [session.spawnEscalation.fd] }),
   });
@@ -117,6 +124,36 @@ describe('bwrap with an escalation socket (keepFds)', () => {
     expect(existsSync(outside)).toBe(true);
     expect(status.exitCode).toBe(3);
   });
+
+  // The network-on filter refuses socket(AF_UNIX) and the proxied one every unix socket but pairs; the
+  // escalation socket is inherited and the wrapper's channel is a socketpair, so both keep working.
+  it.each(['enabled', 'proxied'] as const)(
+    'with the network %s, the wrapper still reaches the broker',
+    async (mode) => {
+      let network: Pick<EffectivePolicy, 'network' | 'networkProxy'> = { network: mode };
+      if (mode === 'proxied') {
+        const path = join(root, 'proxy.sock');
+        const server = createServer((socket) => socket.destroy());
+        await new Promise<void>((resolve) => server.listen(path, resolve));
+        onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+        network = { network: mode, networkProxy: { unixSocket: path } };
+      }
+      const seen: string[] = [];
+      const { status, text } = await runSandboxed(
+        (exec) => {
+          seen.push(exec.file);
+          return exec.file === '/bin/false'
+            ? { action: 'escalate', argv: ['/bin/sh', '-c', 'echo escalated'], cwd: '/', env: {} }
+            : { action: 'run' };
+        },
+        [broker.wrapperPath, '/bin/sh', 'sh', '-c', '"$EXEC_WRAPPER" /bin/false false; echo "in place $?"'],
+        { network },
+      );
+      expect(seen).toEqual(['/bin/sh', '/bin/false']);
+      expect(text).toBe('escalated\nin place 0\n');
+      expect(status.exitCode).toBe(0);
+    },
+  );
 
   it('without keepFds the launcher closes the socket: the wrapper fails closed and nothing runs', async () => {
     const seen: string[] = [];

@@ -1,9 +1,22 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EffectivePolicy, MissingCommandLineError, memoryFsView } from '@ux/protocol';
+import {
+  type EffectivePolicy,
+  MissingCommandLineError,
+  memoryFsView,
+  PROXY_BRIDGE_PORT,
+  proxyEnvironment,
+  SandboxUnavailableError,
+} from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { type BwrapHost, LAUNCH_SCRIPT, launchScript, planBwrap } from './bwrap-plan.js';
+import {
+  type BwrapHost,
+  LAUNCH_SCRIPT,
+  launchScript,
+  planBwrap,
+  type SeccompFilterKind,
+} from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
 import { explainFailure } from './probe-bwrap.js';
@@ -250,6 +263,33 @@ describe('planBwrap', () => {
     expect(args).not.toContain('--ro-bind / /');
   });
 
+  it('recreates the merged-/usr links (/bin, /lib64, …) when reads are restricted, or nothing could run', () => {
+    const plan = planBwrap(
+      request({
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'minimal' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      }),
+      host({
+        '/usr/bin/': '',
+        '/usr/lib64/': '',
+        '/etc/': '',
+        '/w/': '',
+        '/bin': '-> /usr/bin',
+        '/lib64': '-> /usr/lib64',
+      }),
+    );
+    const args = plan.argv.join(' ');
+    expect(args).toContain(
+      '--tmpfs / --ro-bind /usr/bin /usr/bin --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind /usr/lib64 /usr/lib64 --symlink /usr/bin /bin --symlink /usr/lib64 /lib64 --dev /dev',
+    );
+  });
+
   it("binds the zsh fork's execve wrapper when reads are restricted, so interception keeps working", () => {
     const restricted: EffectivePolicy = {
       fileSystem: {
@@ -294,6 +334,218 @@ describe('planBwrap', () => {
   });
 });
 
+describe('planBwrap: network modes', () => {
+  const PROXY = '/run/ux/net/proxy.sock';
+  const files = { '/w/': '', [PROXY]: '', '/run/user/1000/agent.sock': '', '/var/run': '-> /run' };
+  const networkHost = (entries: Record<string, string> = files) => {
+    const asked: SeccompFilterKind[] = [];
+    const value: BwrapHost = {
+      ...host(entries),
+      seccompFile: (kind) => {
+        asked.push(kind);
+        return `/run/ux/seccomp-${kind.network}${kind.superviseConnect ? '-supervised' : ''}.bpf`;
+      },
+      isSocket: (path) => path.endsWith('.sock'),
+    };
+    return { host: value, asked };
+  };
+  const policy = (
+    network: EffectivePolicy['network'],
+    extra: Partial<EffectivePolicy> = {},
+    reads: 'all' | 'restricted' = 'all',
+  ): EffectivePolicy => ({
+    fileSystem: {
+      kind: 'restricted',
+      entries: [
+        ...(reads === 'all'
+          ? [{ path: { type: 'special' as const, value: 'root' as const }, access: 'read' as const }]
+          : []),
+        { path: { type: 'special', value: 'cwd' }, access: 'write' },
+      ],
+    },
+    network,
+    ...extra,
+  });
+  /** What bwrap runs after `--`, and the bwrap arguments before it. */
+  const split = (argv: string[]) => {
+    const end = argv.indexOf('--');
+    return { bwrap: argv.slice(5, end), payload: argv.slice(end + 1) };
+  };
+
+  it('proxied: no network namespace peers, the proxy socket bound in, the bridge in ux-sandbox-exec, which loads the filter', () => {
+    const { host: h, asked } = networkHost();
+    const plan = planBwrap(request(policy('proxied', { networkProxy: { unixSocket: PROXY } })), h);
+    const { bwrap, payload } = split(plan.argv);
+    expect(plan.argv[4]).toBe('/run/ux/seccomp-proxied.bpf');
+    expect(asked).toEqual([{ network: 'proxied', superviseConnect: false }]);
+    expect(bwrap).toContain('--unshare-net');
+    expect(bwrap).not.toContain('--seccomp');
+    // The socket is bound last (nothing after hides it), onto itself (it exists: nothing is created);
+    // ux-sandbox-exec is the namespace's init: bwrap's own would run unfiltered.
+    expect(bwrap.slice(-8)).toEqual([
+      '--ro-bind',
+      PROXY,
+      PROXY,
+      '--cap-drop',
+      'ALL',
+      '--chdir',
+      '/w',
+      '--as-pid-1',
+    ]);
+    expect(payload).toEqual([
+      '/opt/ux/ux-sandbox-exec',
+      '--seccomp-fd',
+      '3',
+      '--bridge',
+      `${PROXY_BRIDGE_PORT}=${PROXY}`,
+      '--',
+      '/bin/bash',
+      '-c',
+      'make',
+    ]);
+    expect(plan.env).toEqual({
+      PATH: '/usr/bin',
+      UX_SANDBOX: 'bwrap',
+      ...proxyEnvironment({ httpPort: PROXY_BRIDGE_PORT, platform: 'linux' }),
+      UX_SANDBOX_NETWORK: 'proxied',
+    });
+    expect(plan.env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
+    expect(plan.env.ALL_PROXY).toBe('socks5h://127.0.0.1:3128');
+    expect(plan.env).not.toHaveProperty('UX_SANDBOX_NETWORK_DISABLED');
+    expect(plan.notes.join('\n')).toMatch(/network is proxied: the only way out is the host's proxy/);
+    expect(plan.notes.join('\n')).toMatch(/SCM_RIGHTS/);
+  });
+
+  it('proxied: the proxy variables replace any the request brought', () => {
+    const { host: h } = networkHost();
+    const plan = planBwrap(
+      {
+        ...request(policy('proxied', { networkProxy: { unixSocket: PROXY } })),
+        env: {
+          PATH: '/usr/bin',
+          HTTPS_PROXY: 'http://corp:8080',
+          https_proxy: 'http://corp:8080',
+          NO_PROXY: '*',
+        },
+      },
+      h,
+    );
+    expect(plan.env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
+    expect(plan.env.https_proxy).toBe('http://127.0.0.1:3128');
+    expect(plan.env.NO_PROXY).not.toBe('*');
+  });
+
+  it('proxied: a socket path through a symbolic link is bound and bridged at its real path', () => {
+    const { host: h } = networkHost({ ...files, '/run/docker-proxy.sock': '', '/var/run': '-> /run' });
+    const plan = planBwrap(
+      request(policy('proxied', { networkProxy: { unixSocket: '/var/run/docker-proxy.sock' } })),
+      h,
+    );
+    const { bwrap, payload } = split(plan.argv);
+    expect(bwrap.join(' ')).toContain('--ro-bind /run/docker-proxy.sock /run/docker-proxy.sock');
+    expect(payload).toContain(`${PROXY_BRIDGE_PORT}=/run/docker-proxy.sock`);
+  });
+
+  it('proxied without the proxy socket on the host is refused before anything runs', () => {
+    const { host: h } = networkHost({ '/w/': '', '/run/ux/net/': '' });
+    const missing = () => planBwrap(request(policy('proxied', { networkProxy: { unixSocket: PROXY } })), h);
+    expect(missing).toThrow(SandboxUnavailableError);
+    expect(missing).toThrow(`${PROXY} does not exist`);
+    const notSocket = () =>
+      planBwrap(request(policy('proxied', { networkProxy: { unixSocket: '/run/ux/net' } })), h);
+    expect(notSocket).toThrow('/run/ux/net is not a socket');
+    // And a proxied policy without any endpoint is invalid in the first place.
+    expect(() => planBwrap(request(policy('proxied')), h)).toThrow(/networkProxy\.unixSocket/);
+  });
+
+  it('enabled: bwrap loads the filter (unix sockets refused in it), nothing else changes', () => {
+    const { host: h, asked } = networkHost();
+    const plan = planBwrap(request(policy('enabled')), h);
+    const { bwrap, payload } = split(plan.argv);
+    expect(asked).toEqual([{ network: 'enabled', superviseConnect: false }]);
+    expect(bwrap).not.toContain('--unshare-net');
+    expect(bwrap.slice(-6)).toEqual(['--cap-drop', 'ALL', '--chdir', '/w', '--seccomp', '3']);
+    expect(bwrap).not.toContain('--as-pid-1');
+    expect(payload).toEqual(['/opt/ux/ux-sandbox-exec', '/bin/bash', '-c', 'make']);
+    expect(plan.env).toEqual({ PATH: '/usr/bin', UX_SANDBOX: 'bwrap' });
+    expect(plan.notes.join('\n')).toMatch(/socket\(AF_UNIX\) is refused/);
+  });
+
+  it('allowUnixSockets: ux-sandbox-exec supervises connect (IP too where the mode has it) and loads the filter', () => {
+    const listed = ['/run/user/1000/agent.sock', '/run/user/1000/missing.sock'];
+    for (const network of ['enabled', 'proxied', 'restricted'] as const) {
+      const { host: h, asked } = networkHost();
+      const plan = planBwrap(
+        request(policy(network, { allowUnixSockets: listed, networkProxy: { unixSocket: PROXY } })),
+        h,
+      );
+      const { bwrap, payload } = split(plan.argv);
+      expect(asked).toEqual([{ network, superviseConnect: true }]);
+      expect(bwrap).not.toContain('--seccomp');
+      expect(bwrap.at(-1)).toBe('--as-pid-1');
+      expect(payload).toEqual([
+        '/opt/ux/ux-sandbox-exec',
+        '--seccomp-fd',
+        '3',
+        ...(network === 'proxied' ? ['--bridge', `${PROXY_BRIDGE_PORT}=${PROXY}`] : []),
+        '--allow-unix',
+        listed[0],
+        '--allow-unix',
+        listed[1],
+        ...(network === 'restricted' ? [] : ['--connect-ip']),
+        '--',
+        '/bin/bash',
+        '-c',
+        'make',
+      ]);
+      // Everything is readable: the listed sockets are visible without binds of their own.
+      expect(bwrap.join(' ')).not.toContain('agent.sock');
+      expect(plan.notes.join('\n')).toContain(`only ${listed.join(', ')}`);
+    }
+  });
+
+  it('allowUnixSockets under restricted reads: an existing socket is bound at its real path, a missing one noted', () => {
+    const { host: h } = networkHost();
+    const plan = planBwrap(
+      request(
+        policy(
+          'restricted',
+          {
+            allowUnixSockets: [
+              '/run/user/1000/agent.sock',
+              '/var/run/gone.sock',
+              '/var/run/user/1000/agent.sock',
+            ],
+          },
+          'restricted',
+        ),
+      ),
+      h,
+    );
+    const { bwrap } = split(plan.argv);
+    expect(bwrap.join(' ')).toContain('--tmpfs /');
+    expect(bwrap.slice(-8)).toEqual([
+      '--ro-bind',
+      '/run/user/1000/agent.sock',
+      '/run/user/1000/agent.sock',
+      '--cap-drop',
+      'ALL',
+      '--chdir',
+      '/w',
+      '--as-pid-1',
+    ]);
+    expect(bwrap.filter((arg) => arg.endsWith('agent.sock'))).toEqual([
+      '/run/user/1000/agent.sock',
+      '/run/user/1000/agent.sock',
+    ]);
+    const notes = plan.notes.join('\n');
+    expect(notes).toContain('allowed unix socket /var/run/gone.sock does not exist');
+    expect(notes).toContain(
+      'allowed unix socket /var/run/user/1000/agent.sock is reached through a symbolic link: inside, only its real path /run/user/1000/agent.sock exists',
+    );
+  });
+});
+
 describe('findBwrap', () => {
   it('skips a bwrap inside the working directory and takes the next on PATH', () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ux-find-bwrap-')));
@@ -330,6 +582,14 @@ describe('classifyBwrapDenial', () => {
     [{ exitCode: 159, output: '' }, 'denied'],
     [{ exitCode: 1, output: 'bwrap: Creating new namespace failed: Operation not permitted' }, 'not_denied'],
     [{ exitCode: 2, output: 'make: *** [all] Error 2' }, 'unknown'],
+    [
+      {
+        exitCode: 125,
+        output: 'ux: sandbox setup failed: cannot install the seccomp filter: Operation not permitted\n',
+      },
+      'not_denied',
+    ],
+    [{ exitCode: 1, output: 'curl: (56) CONNECT tunnel failed, response 403' }, 'unknown'],
   ])('%j → %s', (evidence, verdict) => {
     expect(classifyBwrapDenial(evidence)).toBe(verdict);
   });

@@ -5,11 +5,15 @@ import {
   InvalidArgumentsError,
   isUnder,
   MissingCommandLineError,
+  PROXY_BRIDGE_PORT,
+  proxyEnvironment,
   resolveSandboxLayout,
   type SandboxLayout,
   type SandboxPlanRequest,
+  SandboxUnavailableError,
 } from '@ux/protocol/core';
 import type { GuardTarget } from './path-guard.js';
+import type { SeccompNetwork } from './seccomp/seccomp-program.js';
 
 /** Readable system roots for policies that read `minimal` only. */
 export const LINUX_MINIMAL_READ_ROOTS = [
@@ -30,13 +34,28 @@ export const GLOB_SCAN_MAX_MATCHES = 8192;
 /** The descriptor the seccomp program arrives on. */
 export const SECCOMP_FD = 3;
 
+/** Which seccomp program a plan needs (`buildSeccompProgram`'s arguments). */
+export interface SeccompFilterKind {
+  network: SeccompNetwork;
+  /** connect() goes to `ux-sandbox-exec`'s supervisor: the policy lists unix sockets. */
+  superviseConnect: boolean;
+}
+
 /** What the planner needs to know about the host; all of it injected, so plans are deterministic. */
 export interface BwrapHost {
   bwrapPath: string;
   /** The shell that prepares descriptors before bwrap starts: bash (closes any fd) or a POSIX sh. */
   shell: string;
-  /** File holding the compiled seccomp program for this plan's network mode. */
-  seccompFile: string;
+  /**
+   * File holding the compiled seccomp program for this plan: one file for every plan, or the file for
+   * each kind of filter (the network mode, and whether connect() is supervised).
+   */
+  seccompFile: string | ((kind: SeccompFilterKind) => string);
+  /**
+   * Whether an existing path is a Unix socket (the proxy's, or one of `allowUnixSockets`). Default:
+   * what `fs.kind` calls `other` (sockets, FIFOs, devices).
+   */
+  isSocket?: (path: string) => boolean;
   /** An empty file with mode 000, bound over deny-read files. */
   deniedFile: string;
   /**
@@ -115,7 +134,8 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     host.fs,
     host.homeDir ? { homeDir: host.homeDir } : {},
   );
-  const notes: string[] = [];
+  const network = networkPlan(layout, host);
+  const notes: string[] = [...network.notes];
   const guardTargets: GuardTarget[] = [];
   const ops: MountOp[] = [];
   const writableRoots = layout.writableRoots.map((root) => root.root);
@@ -208,12 +228,21 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   const bwrap: string[] = [host.bwrapPath, '--die-with-parent', '--unshare-user'];
   if (host.disableUserns) bwrap.push('--disable-userns');
   bwrap.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (layout.network === 'restricted') bwrap.push('--unshare-net');
+  // Proxied: the namespace has only loopback; the bridge inside is the one way to the proxy.
+  if (layout.network !== 'enabled') bwrap.push('--unshare-net');
   if (fullWrite) bwrap.push('--bind', '/', '/');
   else if (layout.readAll) bwrap.push('--ro-bind', '/', '/');
   else {
     bwrap.push('--tmpfs', '/');
     for (const root of layout.readableRoots) bwrap.push('--ro-bind', root, root);
+    // Merged-/usr systems: /bin, /lib64, … are symbolic links into /usr. The roots above are canonical,
+    // so the links must be made too, or nothing runs (the ELF interpreter is /lib64/ld-linux-*.so).
+    for (const link of LINUX_MINIMAL_READ_ROOTS) {
+      if (host.fs.kind(link) !== 'symlink') continue;
+      const target = host.fs.realpath(link);
+      if (target && layout.readableRoots.some((root) => isUnder(target, root)))
+        bwrap.push('--symlink', target, link);
+    }
   }
   bwrap.push('--dev', '/dev');
   for (const op of ordered) if (!(fullWrite && op.dest === '/')) bwrap.push(...op.args);
@@ -235,27 +264,116 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     if (host.fs.kind(dir) === 'dir' && writableRoots.some((w) => isUnder(dir, w)))
       bwrap.push('--perms', '0000', '--tmpfs', dir, '--remount-ro', dir);
   }
-  bwrap.push(
-    '--cap-drop',
-    'ALL',
-    '--chdir',
-    request.cwd,
-    '--seccomp',
-    String(SECCOMP_FD),
-    '--',
-    host.execShim,
-    ...request.argv,
-  );
+  // Last, so nothing above hides them: each socket at its own (real) path, which exists on the host.
+  bwrap.push(...network.binds);
+  bwrap.push('--cap-drop', 'ALL', '--chdir', request.cwd);
+  // bwrap loads the filter unless a helper inside must keep what the command loses (the proxy bridge
+  // connects to a unix socket, the supervisor makes connections): then ux-sandbox-exec is the
+  // sandbox's init (--as-pid-1), forks the command and installs the filter in it just before the exec.
+  // Not bwrap's own init: it would run without a filter, and the command, same uid, could write its
+  // /proc/1/mem and make it do what the filter refuses; ux-sandbox-exec makes itself undumpable.
+  if (network.shimArgs.length === 0) bwrap.push('--seccomp', String(SECCOMP_FD));
+  else bwrap.push('--as-pid-1');
+  bwrap.push('--', host.execShim, ...network.shimArgs, ...request.argv);
 
-  const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'bwrap' };
+  const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'bwrap', ...network.env };
   if (layout.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
   if (layout.missingWritableRoots.length > 0) {
     notes.push(`writable roots that do not exist were skipped: ${layout.missingWritableRoots.join(', ')}`);
   }
   const keepFds = [...new Set(request.keepFds ?? [])].sort((a, b) => a - b);
   const script = keepFds.length > 0 ? launchScript(keepFds) : LAUNCH_SCRIPT;
-  const argv = [host.shell, '-c', script, 'ux-bwrap', host.seccompFile, ...bwrap];
+  const seccompFile =
+    typeof host.seccompFile === 'string'
+      ? host.seccompFile
+      : host.seccompFile({ network: layout.network, superviseConnect: network.superviseConnect });
+  const argv = [host.shell, '-c', script, 'ux-bwrap', seccompFile, ...bwrap];
   return { argv, env, guardTargets, notes, layout };
+}
+
+interface NetworkPlan {
+  /** bwrap arguments binding unix sockets in (the proxy's, listed ones under restricted reads). */
+  binds: string[];
+  /** Options for `ux-sandbox-exec` before the command (ending with `--`), or none. */
+  shimArgs: string[];
+  env: Record<string, string>;
+  notes: string[];
+  superviseConnect: boolean;
+}
+
+/**
+ * The network side of a plan: the proxy bridge for `proxied` (its socket bound in, the proxy variables
+ * pointing at the bridge's loopback port), the connect supervisor for `allowUnixSockets`, and which
+ * of bwrap and `ux-sandbox-exec` loads the filter.
+ */
+function networkPlan(layout: SandboxLayout, host: BwrapHost): NetworkPlan {
+  const isSocket = host.isSocket ?? ((path: string) => host.fs.kind(path) === 'other');
+  const plan: NetworkPlan = {
+    binds: [],
+    shimArgs: [],
+    env: {},
+    notes: [],
+    superviseConnect: layout.allowUnixSockets.length > 0,
+  };
+  let proxySocket: string | undefined;
+  if (layout.network === 'proxied') {
+    const given = layout.networkProxy?.unixSocket ?? '';
+    const real = host.fs.realpath(given);
+    if (!real || !isSocket(real)) {
+      throw new SandboxUnavailableError({
+        backend: 'bwrap',
+        reason: `network "proxied" needs the network proxy's socket, and ${given} ${real ? 'is not a socket' : 'does not exist'}`,
+        fix: 'start the network proxy (createNetworkProxy(…).listenUnix(path)) before planning the command, and pass that path as networkProxy.unixSocket',
+      });
+    }
+    proxySocket = real;
+    // Bound onto itself: it exists, so nothing is created on the host.
+    plan.binds.push('--ro-bind', real, real);
+    plan.env = {
+      ...proxyEnvironment({ httpPort: PROXY_BRIDGE_PORT, platform: 'linux' }),
+      UX_SANDBOX_NETWORK: 'proxied',
+    };
+    plan.notes.push(
+      `network is proxied: the only way out is the host's proxy (${given}), offered inside on 127.0.0.1:${PROXY_BRIDGE_PORT}; programs that ignore the proxy variables cannot connect, and UDP (DNS included) is refused`,
+    );
+  }
+  const restrictedReads = !layout.readAll && !layout.writableRoots.some((root) => root.root === '/');
+  for (const path of restrictedReads ? layout.allowUnixSockets : []) {
+    const real = host.fs.realpath(path);
+    if (!real || !isSocket(real)) {
+      plan.notes.push(
+        `allowed unix socket ${path} does not exist: it is not visible inside (reads are restricted)`,
+      );
+    } else {
+      if (real !== proxySocket && !plan.binds.includes(real)) plan.binds.push('--ro-bind', real, real);
+      if (real !== path)
+        plan.notes.push(
+          `allowed unix socket ${path} is reached through a symbolic link: inside, only its real path ${real} exists`,
+        );
+    }
+  }
+  if (layout.network === 'proxied' || plan.superviseConnect) {
+    plan.shimArgs.push('--seccomp-fd', String(SECCOMP_FD));
+    if (proxySocket) plan.shimArgs.push('--bridge', `${PROXY_BRIDGE_PORT}=${proxySocket}`);
+    for (const path of layout.allowUnixSockets) plan.shimArgs.push('--allow-unix', path);
+    if (plan.superviseConnect && layout.network !== 'restricted') plan.shimArgs.push('--connect-ip');
+    plan.shimArgs.push('--');
+  }
+  if (plan.superviseConnect) {
+    plan.notes.push(
+      `unix sockets outside the sandbox: only ${layout.allowUnixSockets.join(', ')} (connect() is checked by a supervisor; other paths, relative and abstract addresses get EACCES)`,
+    );
+  } else if (layout.network === 'enabled') {
+    plan.notes.push(
+      'unix sockets outside the sandbox are unreachable: socket(AF_UNIX) is refused (socketpair works)',
+    );
+  }
+  if (layout.network !== 'restricted' || plan.superviseConnect) {
+    plan.notes.push(
+      'descriptors the command inherits or receives over SCM_RIGHTS are not checked, and a datagram socketpair can still send to a named host datagram socket with sendmsg()',
+    );
+  }
+  return plan;
 }
 
 /**

@@ -10,15 +10,22 @@ const DENIAL_MARKS = [
   'could not resolve host',
 ];
 
+/** What `ux-sandbox-exec` prints, with exit status 125, when it cannot set the sandbox up. */
+const SETUP_FAILED_EXIT = 125;
+
 /**
  * bwrap's own reading of an exit (spec sandbox-backends §2.2.11): EROFS, EPERM, EACCES and network
- * failures are denials, as is a seccomp kill (exit 159). A failure of bwrap itself (`bwrap: …`) is not:
- * the sandbox did not start, so offering to run without it would be the wrong answer.
+ * failures are denials, as is a seccomp kill (exit 159). A failure of bwrap itself (`bwrap: …`), or of
+ * `ux-sandbox-exec` setting up the filter, the proxy bridge or the connect supervisor (exit 125,
+ * `ux: sandbox setup failed: …`), is not: the command did not run, so offering to run it without the
+ * sandbox would be the wrong answer.
  */
 export function classifyBwrapDenial(evidence: DenialEvidence): DenialVerdict {
   if (evidence.exitCode === 0) return 'not_denied';
   const output = evidence.output.toLowerCase();
   if (/^bwrap: /m.test(output)) return 'not_denied';
+  if (evidence.exitCode === SETUP_FAILED_EXIT && /^ux: sandbox setup failed: /m.test(output))
+    return 'not_denied';
   if (evidence.exitCode === SIGSYS_EXIT || evidence.signal === 'SIGSYS') return 'denied';
   return DENIAL_MARKS.some((mark) => output.includes(mark)) ? 'denied' : 'unknown';
 }

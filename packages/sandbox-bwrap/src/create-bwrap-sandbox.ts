@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,7 +13,7 @@ import {
   type SandboxProbe,
   SandboxUnavailableError,
 } from '@ux/protocol/core';
-import { planBwrap } from './bwrap-plan.js';
+import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
 import { checkedNativeBinary } from './native-path.js';
@@ -42,8 +42,8 @@ export interface BwrapSandboxSettings {
 
 interface HostFiles {
   dir: string;
-  /** The filter file for a network policy, written when first asked for. */
-  seccomp(network: 'restricted' | 'enabled'): string;
+  /** The filter file for a network mode (and a supervised connect), written when first asked for. */
+  seccomp(kind: SeccompFilterKind): string;
   denied: string;
 }
 
@@ -126,7 +126,12 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         ? [cached, undefined]
         : await Promise.all([
             bwrapFeatures(found.path),
-            probeBwrapRun(found.path, files.seccomp('restricted'), shell, execShim),
+            probeBwrapRun(
+              found.path,
+              files.seccomp({ network: 'restricted', superviseConnect: false }),
+              shell,
+              execShim,
+            ),
           ]);
       if ('reason' in features)
         return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
@@ -183,7 +188,8 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       const plan = planBwrap(request, {
         bwrapPath: state.bwrapPath,
         shell: state.shell,
-        seccompFile: state.files.seccomp(request.policy.network),
+        seccompFile: (kind) => state.files.seccomp(kind),
+        isSocket,
         deniedFile: state.files.denied,
         execShim: state.execShim,
         privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
@@ -226,6 +232,15 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
   };
 }
 
+/** Whether `path` (symbolic links followed) is a Unix socket. */
+function isSocket(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 /** Creates a directory only this user can use, when it is missing; a failure leaves the guard to remove instead. */
 function ensurePrivateDir(dir: string): void {
   try {
@@ -242,16 +257,17 @@ function ensurePrivateDir(dir: string): void {
 function writeHostFiles(arch: 'x64' | 'arm64'): HostFiles {
   const dir = mkdtempSync(join(tmpdir(), 'ux-bwrap-'));
   chmodSync(dir, 0o700);
-  // Most hosts only ever use one of the two filters; each costs a millisecond or two to assemble.
+  // Most hosts only ever use one or two of the filters; each costs a millisecond or two to assemble.
   const written = new Map<string, string>();
   const files: HostFiles = {
     dir,
-    seccomp(network) {
-      let path = written.get(network);
+    seccomp({ network, superviseConnect }) {
+      const name = `seccomp-${network}${superviseConnect ? '-supervised' : ''}.bpf`;
+      let path = written.get(name);
       if (!path) {
-        path = join(dir, network === 'restricted' ? 'seccomp-network-off.bpf' : 'seccomp-network-on.bpf');
-        writeFileSync(path, buildSeccompProgram(arch, network), { mode: 0o600 });
-        written.set(network, path);
+        path = join(dir, name);
+        writeFileSync(path, buildSeccompProgram(arch, network, { superviseConnect }), { mode: 0o600 });
+        written.set(name, path);
       }
       return path;
     },

@@ -163,6 +163,25 @@ describe('ZshFork: policy applies to every program a script runs', () => {
     expect(text).toContain(`Sandbox: ran \`touch ${outside}/f\` OUTSIDE the sandbox, as policy allows`);
   });
 
+  it('escalation keeps working with the network on, where the filter refuses socket(AF_UNIX)', async () => {
+    const { exec, outside } = door({
+      rules: 'prefix_rule(pattern=["touch"], decision="allow")\n',
+      policy: { ...workspaceWrite(), network: 'enabled' },
+    });
+    const text = (
+      await exec.execCommand(
+        {
+          cmd: `touch ${outside}/f; python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -1`,
+          login: false,
+        },
+        ctx(),
+      )
+    ).text;
+    expect(existsSync(join(outside, 'f'))).toBe(true);
+    expect(text).toContain(`Sandbox: ran \`touch ${outside}/f\` OUTSIDE the sandbox, as policy allows`);
+    expect(receipt(text).output).toContain('PermissionError: [Errno 1] Operation not permitted');
+  });
+
   it('asks for each prompted exec with its own approval id, after the command itself was approved', async () => {
     const { exec, prompts, events, cwd } = door({
       rules: 'prefix_rule(pattern=["touch"], decision="prompt")\n',

@@ -5,6 +5,7 @@ export {
   LINUX_MINIMAL_READ_ROOTS,
   launchScript,
   planBwrap,
+  type SeccompFilterKind,
 } from './bwrap-plan.js';
 export { classifyBwrapDenial } from './classify-bwrap-denial.js';
 export { type BwrapSandbox, type BwrapSandboxSettings, createBwrapSandbox } from './create-bwrap-sandbox.js';
@@ -18,4 +19,11 @@ export {
   type PathGuardOptions,
 } from './path-guard.js';
 export { explainFailure } from './probe-bwrap.js';
-export { buildSeccompProgram, type SeccompRule, seccompRules } from './seccomp/seccomp-program.js';
+export {
+  buildSeccompProgram,
+  compileSeccompRules,
+  type SeccompNetwork,
+  type SeccompProgramOptions,
+  type SeccompRule,
+  seccompRules,
+} from './seccomp/seccomp-program.js';

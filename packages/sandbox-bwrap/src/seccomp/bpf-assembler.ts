@@ -10,6 +10,8 @@ export const BPF = {
 export const SECCOMP_RET_ALLOW = 0x7fff0000;
 export const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 export const SECCOMP_RET_ERRNO = 0x00050000;
+/** Hands the call to the filter's listener (seccomp user notification), whose answer is the result. */
+export const SECCOMP_RET_USER_NOTIF = 0x7fc00000;
 
 /** Offsets in `struct seccomp_data`. */
 export const DATA = {

@@ -56,13 +56,24 @@ export const SYSCALLS: Record<string, Record<SeccompArch, number | undefined>> =
   clone3: { x64: 435, arm64: 435 },
   mount_setattr: { x64: 442, arm64: 442 },
   fchmodat2: { x64: 452, arm64: 452 },
+  // Used by tests that take these away to check that ux-sandbox-exec fails closed.
+  seccomp: { x64: 317, arm64: 277 },
+  pidfd_open: { x64: 434, arm64: 434 },
+  pidfd_getfd: { x64: 438, arm64: 438 },
 };
 
 export const EPERM = 1;
 export const ENOSYS = 38;
 export const AF_UNIX = 1;
+export const AF_INET = 2;
+export const AF_INET6 = 10;
 export const AF_VSOCK = 40;
+export const SOCK_STREAM = 1;
 export const SOCK_DGRAM = 2;
+/** For AF_UNIX the kernel turns SOCK_RAW into SOCK_DGRAM. */
+export const SOCK_RAW = 3;
+/** socket()'s type without the SOCK_NONBLOCK (0x800) and SOCK_CLOEXEC (0x80000) flags. */
+export const SOCK_TYPE_MASK = ~(0x800 | 0x80000) >>> 0;
 export const TIOCSTI = 0x5412;
 export const TIOCLINUX = 0x541c;
 /** Every CLONE_NEW* flag: creating namespaces inside the sandbox is refused. */
