@@ -1,22 +1,22 @@
-// bench/network: @ux/network-proxy against a direct connection to the same 127.0.0.1 server, in one
-// run. Three processes, as in use: the destination server, the proxy (the host's), and the client (the
-// sandboxed command), so neither side shares an event loop with the proxy.
-//   network.proxy.throughput.ratio   64 MiB downloaded through HTTP CONNECT vs direct (informational:
-//                                    on loopback a relay process is the cost, see the next figure)
-//   network.proxy.vs_bare_relay.ratio the same download through a bare Node relay (accept, connect,
-//                                    pipe) in the proxy's process vs through the proxy (target >= 0.90:
-//                                    the proxy's own cost)
-//   network.proxy.connect_ms         median time from connect to the destination's first byte,
-//                                    through CONNECT (direct and SOCKS5 figures beside it)
-//   network.proxy.unix.throughput    the same 64 MiB through the Unix socket listener (informational)
-// And from inside a bubblewrap sandbox with network "proxied" (@ux/sandbox-bwrap): the same client, run
-// in the sandbox, reaches the proxy's Unix socket through ux-sandbox-exec's bridge on 127.0.0.1:3128,
-// against the same client on the host connecting to the proxy's TCP port (both long-lived processes,
+// bench/network: the network by domain, in one run. Three processes, as in use: the destination
+// server, the proxy (the host's @ux/network-proxy), and the client (the sandboxed command), so neither
+// side shares an event loop with the proxy.
+// From inside a bubblewrap sandbox with network "proxied" (@ux/sandbox-bwrap): the client, run in the
+// sandbox, reaches the proxy's Unix socket through ux-sandbox-exec's bridge on 127.0.0.1:3128, against
+// the same client without the sandbox connecting to the proxy's TCP port (both long-lived processes,
 // driven alternately over stdin):
-//   network.proxy.sandboxed.throughput.ratio  64 MiB through CONNECT, host time / sandboxed time
-//                                              (target >= 0.70: what the bridge costs)
-//   network.proxy.sandboxed.connect_ms        median time from connect to the destination's first
-//                                              byte through the bridge (the host's figure beside it)
+//   network.proxy.throughput.ratio   64 MiB through CONNECT, unsandboxed time / sandboxed time
+//                                    (target >= 0.70: what the sandbox's bridge costs)
+//   network.proxy.connect_ms         median time from connect to the destination's first byte through
+//                                    the bridge (the unsandboxed figure beside it)
+// The proxy alone, on the host:
+//   network.host_proxy.vs_direct.ratio     64 MiB through CONNECT vs direct (informational: on
+//                                          loopback a relay process is the cost, see the next figure)
+//   network.host_proxy.vs_bare_relay.ratio the same download through a bare Node relay (accept,
+//                                          connect, pipe) in the proxy's process vs through the proxy
+//                                          (target >= 0.90: the proxy's own cost)
+//   network.host_proxy.connect_ms          first byte through CONNECT (direct and SOCKS5 beside it)
+//   network.host_proxy.unix.throughput     the same 64 MiB through the Unix listener (informational)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -158,23 +158,18 @@ async function sandboxed({ dir, path, proxyPort, bulk, tiny, mibPerSecond }) {
       rounds: 9,
       warmup: 2,
     });
-    report('network.proxy.sandboxed.throughput', mibPerSecond(throughput.subject), 'MiB/s');
-    report('network.proxy.host.throughput', mibPerSecond(throughput.baseline), 'MiB/s');
-    report(
-      'network.proxy.sandboxed.throughput.ratio',
-      throughput.baseline / throughput.subject,
-      'x',
-      '>=0.70',
-    );
+    report('network.proxy.throughput', mibPerSecond(throughput.subject), 'MiB/s');
+    report('network.proxy.unsandboxed.throughput', mibPerSecond(throughput.baseline), 'MiB/s');
+    report('network.proxy.throughput.ratio', throughput.baseline / throughput.subject, 'x', '>=0.70');
     const latency = await alternate({
       subject: () => inside.ask(`first-byte ${tiny}`),
       baseline: () => outside.ask(`first-byte ${tiny}`),
       rounds: 200,
       warmup: 20,
     });
-    report('network.proxy.sandboxed.connect_ms', latency.subject, 'ms');
-    report('network.proxy.host.connect_ms', latency.baseline, 'ms');
-    report('network.proxy.sandboxed.connect_overhead_ms', latency.subject - latency.baseline, 'ms');
+    report('network.proxy.connect_ms', latency.subject, 'ms');
+    report('network.proxy.unsandboxed.connect_ms', latency.baseline, 'ms');
+    report('network.proxy.connect_overhead_ms', latency.subject - latency.baseline, 'ms');
   } finally {
     for (const { child } of [inside, outside]) child.stdin.end();
     await Promise.all(
@@ -298,35 +293,35 @@ async function main() {
       [() => download(viaConnect, bulk), () => download(direct, bulk), () => download(viaRelay, bulk)],
       { rounds: 15, warmup: 2 },
     );
-    report('network.proxy.throughput', mibPerSecond(proxied), 'MiB/s');
+    report('network.host_proxy.throughput', mibPerSecond(proxied), 'MiB/s');
     report('network.direct.throughput', mibPerSecond(straight), 'MiB/s');
     report('network.bare_relay.throughput', mibPerSecond(relayed), 'MiB/s');
-    report('network.proxy.throughput.ratio', straight / proxied, 'x');
-    report('network.proxy.vs_bare_relay.ratio', relayed / proxied, 'x', '>=0.90');
+    report('network.host_proxy.vs_direct.ratio', straight / proxied, 'x');
+    report('network.host_proxy.vs_bare_relay.ratio', relayed / proxied, 'x', '>=0.90');
     const unix = await alternate({
       subject: () => download(viaUnix, bulk),
       baseline: () => download(direct, bulk),
       rounds: 5,
       warmup: 1,
     });
-    report('network.proxy.unix.throughput', mibPerSecond(unix.subject), 'MiB/s');
-    report('network.proxy.unix.throughput.ratio', unix.baseline / unix.subject, 'x');
+    report('network.host_proxy.unix.throughput', mibPerSecond(unix.subject), 'MiB/s');
+    report('network.host_proxy.unix.throughput.ratio', unix.baseline / unix.subject, 'x');
     const latency = await alternate({
       subject: () => firstByte(viaConnect, tiny),
       baseline: () => firstByte(direct, tiny),
       rounds: 200,
       warmup: 20,
     });
-    report('network.proxy.connect_ms', latency.subject, 'ms');
+    report('network.host_proxy.connect_ms', latency.subject, 'ms');
     report('network.direct.connect_ms', latency.baseline, 'ms');
-    report('network.proxy.connect_overhead_ms', latency.subject - latency.baseline, 'ms');
+    report('network.host_proxy.connect_overhead_ms', latency.subject - latency.baseline, 'ms');
     const socks = await alternate({
       subject: () => firstByte(viaSocks, tiny),
       baseline: () => firstByte(direct, tiny),
       rounds: 200,
       warmup: 20,
     });
-    report('network.proxy.socks5.connect_ms', socks.subject, 'ms');
+    report('network.host_proxy.socks5.connect_ms', socks.subject, 'ms');
     await sandboxed({ dir, path, proxyPort: proxy.info.port, bulk, tiny, mibPerSecond });
   } finally {
     const children = [destination.child, proxy.child];

@@ -23,7 +23,14 @@ export function createTerminalReviewer(terminal: Terminal, options: ApprovalText
     id: 'terminal',
     review(request, { signal }) {
       // One question at a time: two prompts must never interleave on the same terminal.
-      const answer = queue.then(() => ask(terminal, request, signal, options));
+      const answer = queue.then(async () => {
+        const screen = terminal.hold();
+        try {
+          return await ask(screen, terminal, request, signal, options);
+        } finally {
+          screen.release();
+        }
+      });
       queue = answer.catch(() => undefined);
       return answer;
     },
@@ -31,6 +38,7 @@ export function createTerminalReviewer(terminal: Terminal, options: ApprovalText
 }
 
 async function ask(
+  screen: { write(text: string): void },
   terminal: Terminal,
   request: ApprovalRequest,
   signal: AbortSignal,
@@ -41,7 +49,7 @@ async function ask(
   const details = approvalDetails(request);
   const width = Math.max(...details.map((detail) => detail.label.length));
   const rule = choices.find((choice) => choice.decision.type === 'approved_execpolicy_amendment');
-  terminal.write(
+  screen.write(
     [
       '',
       `ux: ${approvalHeadline(request)}`,
@@ -57,26 +65,26 @@ async function ask(
   for (;;) {
     const key = await terminal.readKey(prompt, signal);
     if (key === null) {
-      terminal.write('\n');
+      screen.write('\n');
       if (signal.aborted) return { type: 'abort' };
       throw new NoReviewerError('the terminal input ended before an answer');
     }
     if (key === CTRL_C) {
-      terminal.write('abort\n');
+      screen.write('abort\n');
       return { type: 'abort' };
     }
     if (key === CTRL_D) {
       // A per-exec question offers approve or abort only: there, no means stop.
       if (!request.available_decisions.includes('denied')) {
-        terminal.write('abort\n');
+        screen.write('abort\n');
         return { type: 'abort' };
       }
-      terminal.write('deny\n');
+      screen.write('deny\n');
       return { type: 'denied' };
     }
     const choice = choices.find((c) => c.key === key.toLowerCase());
     if (choice) {
-      terminal.write(`${choice.key}: ${choice.label}\n`);
+      screen.write(`${choice.key}: ${choice.label}\n`);
       return choice.decision;
     }
     prompt = `\r\x1b[K${JSON.stringify(key)} is not an answer; press ${choices.map((c) => c.key).join('/')}: `;

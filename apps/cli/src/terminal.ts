@@ -5,6 +5,9 @@ import type { ReadStream, WriteStream } from 'node:tty';
  * listener hands input to whoever holds the terminal: a line reader (cooked mode, the kernel echoes
  * and edits) or a raw consumer (attach).
  */
+/** How much others' output a question may hold back before it goes out anyway. */
+const HELD_MAX_BYTES = 1024 * 1024;
+
 export class Terminal {
   private lineBuffer = '';
   private lineWaiter: ((line: string | null) => void) | undefined;
@@ -18,6 +21,10 @@ export class Terminal {
   private readonly keyReaders: ((data: Buffer) => void)[] = [];
   private readonly endListeners = new Set<() => void>();
   private ended = false;
+  /** Open holds (`hold`), and what others wrote meanwhile. */
+  private holds = 0;
+  private held: (string | Uint8Array)[] = [];
+  private heldBytes = 0;
   private readonly onData = (data: Buffer) => this.dispatch(data);
   private readonly onEnd = () => {
     this.ended = true;
@@ -32,7 +39,41 @@ export class Terminal {
   ) {}
 
   write(text: string | Uint8Array): void {
-    this.output.write(text);
+    if (this.holds === 0) {
+      this.output.write(text);
+      return;
+    }
+    this.held.push(text);
+    this.heldBytes += typeof text === 'string' ? text.length : text.byteLength;
+    // A command printing a lot while a question waits must not pile up in memory: past 1 MiB the
+    // held text goes out (after the question, which is on the screen already).
+    if (this.heldBytes > HELD_MAX_BYTES) this.flushHeld();
+  }
+
+  /**
+   * Keeps everyone else's output back until `release`, so a question, its prompt and its answer stay
+   * together on the screen (a command's output and the door's notices follow them). The holder writes
+   * through the returned `write`.
+   */
+  hold(): { write(text: string): void; release(): void } {
+    this.holds += 1;
+    let released = false;
+    return {
+      write: (text) => this.output.write(text),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.holds -= 1;
+        if (this.holds === 0) this.flushHeld();
+      },
+    };
+  }
+
+  private flushHeld(): void {
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const text of held) this.output.write(text);
   }
 
   /** Shows `prompt` and resolves with the next line (without its newline), or null at end of input. */
@@ -79,7 +120,7 @@ export class Terminal {
    */
   readKey(prompt: string, signal?: AbortSignal): Promise<string | null> {
     if (this.ended || signal?.aborted) return Promise.resolve(null);
-    this.write(prompt);
+    this.output.write(prompt);
     return new Promise((resolve) => {
       const finish = (key: string | null) => {
         release();
