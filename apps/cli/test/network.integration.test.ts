@@ -121,7 +121,7 @@ describe('ux sandbox --allow-domain', () => {
 });
 
 describe('ux exec --allow-domain', () => {
-  it('reaches a listed host, asks the reviewer chain about the rest (refused under never), and reports each connection with --json', async () => {
+  it('reaches a listed host, refuses the rest without asking under never, and reports each connection with --json', async () => {
     const server = await httpServer();
     const home = networkHome({ config: 'approval_policy = "never"\n' });
     const result = await runUx(
@@ -149,11 +149,19 @@ describe('ux exec --allow-domain', () => {
         decided_by: 'policy',
         address: '127.0.0.1',
       }),
-      expect.objectContaining({ host: 'other.test', decision: 'asked_denied', decided_by: 'ask' }),
+      expect.objectContaining({
+        host: 'other.test',
+        decision: 'denied',
+        decided_by: 'policy',
+        denial: 'not_in_allow_list',
+      }),
     ]);
     const output = String(lines.find((line) => line.type === undefined)?.output);
     expect(output).toContain('hello from allowed.test');
-    expect(output).toContain('ux: network access to "other.test" was refused when approval was asked');
+    // Under never nobody could answer, so the proxy is given no question to ask.
+    expect(output).toContain(
+      'ux: network access to "other.test" is not allowed by the sandbox\'s network policy (it is not in network.allow); add it to network.allow',
+    );
     expect(server.hosts).toEqual([`allowed.test:${server.port}`]);
     expect(proxyDirectories(home)).toEqual([]);
     expect(result.status).toBe(0);
@@ -219,7 +227,7 @@ describe('ux mcp --allow-domain', () => {
     };
     expect(await call(`${CURL} ${server.url('allowed.test')}`)).toContain('hello from allowed.test');
     expect(await call(`${CURL} ${server.url('other.test')}`)).toContain(
-      'ux: network access to "other.test" was refused when approval was asked',
+      'ux: network access to "other.test" is not allowed by the sandbox\'s network policy (it is not in network.allow)',
     );
     const deadline = Date.now() + 5000;
     while (logged.length < 2 && Date.now() < deadline)
@@ -236,7 +244,7 @@ describe('ux mcp --allow-domain', () => {
         data: expect.objectContaining({
           type: 'network_access',
           host: 'other.test',
-          decision: 'asked_denied',
+          decision: 'denied',
         }),
       },
     ]);
