@@ -15,23 +15,16 @@ useLeakCheck();
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
+/** `ux exec` on a terminal, allowed `allowed.test` only, under an approval policy. */
+const execOnTerminal = (home: NetworkHome, approval: 'on-request' | 'never', script: string) =>
+  startUxInTerminal(['exec', '--approval', approval, '--allow-domain', 'allowed.test', '--', script], home);
+
 describe('ux exec on a terminal: a host outside the list', () => {
   it('asks once; allowed for the session, the second request goes through without asking', async () => {
     const server = await httpServer();
     const home = networkHome();
     const url = server.url('other.test');
-    const ux = await startUxInTerminal(
-      [
-        'exec',
-        '--approval',
-        'on-request',
-        '--allow-domain',
-        'allowed.test',
-        '--',
-        `${CURL} ${url} && ${CURL} ${url} && echo BOTH-DONE`,
-      ],
-      home,
-    );
+    const ux = await execOnTerminal(home, 'on-request', `${CURL} ${url} && ${CURL} ${url} && echo BOTH-DONE`);
     const question = await ux.waitFor('(Ctrl-C aborts): ');
     expect(question).toContain(`a sandboxed command wants to reach other.test:${server.port}; allow it?`);
     expect(question).toContain(`[a] allow other.test for this session`);
@@ -46,17 +39,10 @@ describe('ux exec on a terminal: a host outside the list', () => {
   it('denied, the command gets the refusal in its own output', async () => {
     const server = await httpServer();
     const home = networkHome();
-    const ux = await startUxInTerminal(
-      [
-        'exec',
-        '--approval',
-        'on-request',
-        '--allow-domain',
-        'allowed.test',
-        '--',
-        `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
-      ],
+    const ux = await execOnTerminal(
       home,
+      'on-request',
+      `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
     );
     await ux.waitFor('(Ctrl-C aborts): ');
     await ux.type('n');
@@ -69,17 +55,10 @@ describe('ux exec on a terminal: a host outside the list', () => {
   it('under approval policy never, nobody is asked and the host is refused', async () => {
     const server = await httpServer();
     const home = networkHome();
-    const ux = await startUxInTerminal(
-      [
-        'exec',
-        '--approval',
-        'never',
-        '--allow-domain',
-        'allowed.test',
-        '--',
-        `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
-      ],
+    const ux = await execOnTerminal(
       home,
+      'never',
+      `${CURL} ${server.url('other.test')}; echo; echo CURL-ENDED`,
     );
     await ux.waitFor('CURL-ENDED');
     expect(ux.screen).not.toContain('wants to reach');

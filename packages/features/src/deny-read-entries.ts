@@ -1,6 +1,6 @@
 import { globToRegExp } from '@ux/protocol/core';
-import { describe } from './feature-table.js';
-import { formatKeyPath, type TomlDocument } from './toml-document.js';
+import { checkedPathList } from './checked-path-list.js';
+import type { TomlDocument } from './toml-document.js';
 
 /** An entry with one of these characters is a glob; anything else is a path. */
 export const GLOB_CHARACTERS = /[*?[]/;
@@ -15,19 +15,7 @@ export function parseDenyReadEntries(
   path: readonly (string | number)[],
   value: unknown,
 ): string[] {
-  if (!Array.isArray(value))
-    throw document.error(
-      path,
-      `${formatKeyPath(path)} must be an array of paths or globs, got ${describe(value)}`,
-    );
-  return value.map((item, index) => {
-    const at = [...path, index];
-    if (typeof item !== 'string' || item === '')
-      throw document.error(at, `${formatKeyPath(at)} must be a non-empty string, got ${describe(item)}`);
-    const problem = denyReadProblem(item);
-    if (problem) throw document.error(at, `${formatKeyPath(at)}: ${problem}`);
-    return item;
-  });
+  return checkedPathList(document, path, value, 'paths or globs', denyReadProblem);
 }
 
 /** Why a deny-read entry cannot be used, or undefined; shared by config files and `--deny-read`. */

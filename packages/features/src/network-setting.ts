@@ -1,5 +1,6 @@
 import { NetworkProxyError, normalizeHost, parseDomainPattern } from '@ux/network-proxy/patterns';
 import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
+import { checkedPathList } from './checked-path-list.js';
 import { describe, isTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
@@ -140,19 +141,7 @@ export function parseUnixSocketEntries(
   path: readonly (string | number)[],
   value: unknown,
 ): string[] {
-  if (!Array.isArray(value))
-    throw document.error(
-      path,
-      `${formatKeyPath(path)} must be an array of socket paths, got ${describe(value)}`,
-    );
-  return value.map((item, index) => {
-    const at = [...path, index];
-    if (typeof item !== 'string' || item === '')
-      throw document.error(at, `${formatKeyPath(at)} must be a non-empty string, got ${describe(item)}`);
-    const problem = unixSocketProblem(item);
-    if (problem) throw document.error(at, `${formatKeyPath(at)}: ${problem}`);
-    return item;
-  });
+  return checkedPathList(document, path, value, 'socket paths', unixSocketProblem);
 }
 
 /** Why a unix socket entry cannot be used, or undefined; shared by config files and `--allow-unix-socket`. */
