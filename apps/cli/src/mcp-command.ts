@@ -24,7 +24,7 @@ import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
-import { createElicitationReviewer } from './mcp-reviewer.js';
+import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { oneOf, parseOptions } from './parse-options.js';
@@ -147,8 +147,13 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
         new McpError(ErrorCode.InvalidRequest, 'the server is not initialized: send initialize first'),
       );
     const canAsk = Boolean(capabilities.elicitation);
+    // Set once the door exists; a question can only come from a command the door started.
+    let setPaused: (paused: boolean) => void = () => {};
     const reviewer: Reviewer = canAsk
-      ? createElicitationReviewer(server, log, { ruleFile: join(session.rulesDirectory, 'default.rules') })
+      ? pausingReviewer(
+          createElicitationReviewer(server, log, { ruleFile: join(session.rulesDirectory, 'default.rules') }),
+          (paused) => setPaused(paused),
+        )
       : {
           specificationVersion: REVIEWER_SPECIFICATION_VERSION,
           id: 'mcp-no-elicitation',
@@ -174,14 +179,16 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
     // `info` when it went through, `warning` when it was refused.
     void doorCreation.then(
-      (door) =>
-        door.onEvent((event) => {
+      (door) => {
+        setPaused = (paused) => door.setPaused(paused);
+        return door.onEvent((event) => {
           if (event.type !== 'network_access') return;
           const refused = event.decision === 'denied' || event.decision === 'asked_denied';
           void server
             .sendLoggingMessage({ level: refused ? 'warning' : 'info', logger: 'ux.network', data: event })
             .catch(() => undefined);
-        }),
+        });
+      },
       () => undefined,
     );
     doorCreation.catch((error: unknown) => {

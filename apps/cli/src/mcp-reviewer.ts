@@ -67,3 +67,24 @@ export function createElicitationReviewer(
     },
   };
 }
+
+/**
+ * `reviewer` that stops the door's yield clocks while a question is open (`setPaused`): a command
+ * waiting on an answer (a host its proxy asks about, a program the zsh fork intercepted) is not
+ * reported as still running just because the person took longer than its yield time. Overlapping
+ * questions keep the clocks stopped until the last one is answered.
+ */
+export function pausingReviewer(reviewer: Reviewer, setPaused: (paused: boolean) => void): Reviewer {
+  let open = 0;
+  return {
+    ...reviewer,
+    async review(request, options) {
+      if (open++ === 0) setPaused(true);
+      try {
+        return await reviewer.review(request, options);
+      } finally {
+        if (--open === 0) setPaused(false);
+      }
+    },
+  };
+}

@@ -70,7 +70,7 @@ describe('ux exec on a terminal: a host outside the list', () => {
   });
 });
 
-async function mcpWithElicitation(home: NetworkHome, answer: () => ElicitResult) {
+async function mcpWithElicitation(home: NetworkHome, answer: () => ElicitResult | Promise<ElicitResult>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', '--approval', 'on-request', '--allow-domain', 'allowed.test'],
@@ -95,8 +95,11 @@ async function mcpWithElicitation(home: NetworkHome, answer: () => ElicitResult)
   });
   await client.connect(transport);
   onTestFinished(() => client.close());
-  const run = async (cmd: string) => {
-    const result = await client.callTool({ name: 'exec_command', arguments: { cmd, yield_time_ms: 10_000 } });
+  const run = async (cmd: string, yieldTimeMs = 10_000) => {
+    const result = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd, yield_time_ms: yieldTimeMs },
+    });
     return ((result.content as { text: string }[]) ?? []).map((part) => part.text).join('');
   };
   return { client, asked, offered, run };
@@ -139,5 +142,20 @@ describe('ux mcp: a host outside the list', () => {
     expect(await run(`${CURL} ${url}; echo`)).toContain(refused);
     expect(asked).toHaveLength(1);
     expect(server.hosts).toEqual([]);
+  });
+
+  it('stops the yield clock while the question is open: a slow answer still gets the whole result', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const { asked, run } = await mcpWithElicitation(home, async () => {
+      // Longer than the call's yield time: without the pause the call would return a session id.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
+    const receipt = await run(`${CURL} ${server.url('other.test')}`, 500);
+    expect(asked).toHaveLength(1);
+    expect(receipt).toContain('Process exited with code 0');
+    expect(receipt).not.toContain('Process running with session ID');
+    expect(receipt).toContain(`hello from other.test:${server.port}`);
   });
 });
