@@ -9,11 +9,12 @@ export const SESSION_PROMPT_HELP = `Commands (the two tools, as a model would us
   attach [ID]        stream the session live; Ctrl-] detaches again
   exec CMD           exec_command CMD
   list               the live sessions: ID, MODE (tty or pipe), WHERE (local or the environment), SANDBOX, COMMAND
+  clean              end every session and stay (the model's CleanBackgroundTerminals)
   exit               end every session and leave (also Ctrl-D)
 ID defaults to the last session used.
 `;
 
-const COMMANDS = ['poll', 'send', 'attach', 'exec', 'list', 'help', 'exit', 'quit'];
+const COMMANDS = ['poll', 'send', 'attach', 'exec', 'list', 'clean', 'help', 'exit', 'quit'];
 
 export interface PromptState {
   /** The session the commands use when no ID is given. */
@@ -74,6 +75,18 @@ async function runCommand(
       noMoreThan(words, 0, 'list takes no arguments');
       terminal.write(listText(door.processes().filter((process) => process.running)));
       return;
+    case 'clean': {
+      noMoreThan(words, 0, 'clean takes no arguments');
+      const running = door.processes().filter((process) => process.running);
+      await door.cleanBackgroundTerminals();
+      state.current = undefined;
+      terminal.write(
+        running.length === 0
+          ? 'no session was running\n'
+          : `ended ${running.length === 1 ? 'session' : 'sessions'} ${running.map((process) => process.sessionId).join(', ')}\n`,
+      );
+      return;
+    }
     case 'poll': {
       noMoreThan(words, 2, 'usage: poll [ID] [MS]');
       const id = sessionId(words[0], door, state);

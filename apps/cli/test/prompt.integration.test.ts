@@ -73,6 +73,24 @@ describe('the ux> prompt', () => {
     await expectNoneMatching(marker);
   });
 
+  it('clean ends every session and the prompt stays', async () => {
+    const marker = uniqueMarker();
+    const { ux, id } = await detachedSession(marker);
+    // Typed at the prompt, so only the session's own processes carry it (ux's arguments carry `marker`).
+    const second = uniqueMarker();
+    expect(await run(ux, `exec : ${second}; sleep 300`)).toContain('Process running with session ID');
+    expect(pidsMatching(second).length).toBeGreaterThan(0);
+    const cleaned = await run(ux, 'clean');
+    expect(cleaned).toMatch(new RegExp(`ended sessions (${id}, \\d+|\\d+, ${id})`));
+    await expectNoneMatching(second);
+    expect(await run(ux, 'list')).not.toMatch(new RegExp(`^(${id}|\\d+) +(tty|pipe) `, 'm'));
+    expect(await run(ux, 'clean')).toContain('no session was running');
+    expect(await run(ux, 'clean now')).toContain('unexpected "now"; clean takes no arguments');
+    expect(ux.process.exitStatus()).toBeUndefined();
+    await ux.type('exit\r');
+    expect(await ux.exitCode()).toBe(0);
+  });
+
   it('says what is wrong with each malformed argument', async () => {
     const marker = uniqueMarker();
     const { ux, id } = await detachedSession(marker);
