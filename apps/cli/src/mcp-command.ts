@@ -24,6 +24,7 @@ import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
+import { serveCleanPrompt } from './mcp-clean-prompt.js';
 import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { missingToolsReason } from './missing-tools-reason.js';
@@ -122,7 +123,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     { name: 'ux', version: packageJson.version },
     {
       // With a network by domain, each connection through the proxy is logged to the client.
-      capabilities: { tools: {}, ...(policy.network === 'proxied' ? { logging: {} } : {}) },
+      capabilities: { tools: {}, prompts: {}, ...(policy.network === 'proxied' ? { logging: {} } : {}) },
       instructions: 'Run shell commands with exec_command; continue or poll running ones with write_stdin.',
     },
   );
@@ -203,6 +204,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     void ensureDoor().catch(() => undefined);
   };
 
+  serveCleanPrompt(server, () => ensureDoor());
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const served = (await ensureDoor()).tools.filter((tool) => servedTools.includes(tool.name));
     return {

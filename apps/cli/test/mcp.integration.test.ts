@@ -266,6 +266,39 @@ describe('ux mcp', () => {
     expect(text(declined)).toContain('rejected by the user');
   });
 
+  it('offers the user a prompt that ends every background session', async () => {
+    const { client } = await connect();
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual([
+      'clean_background_terminals',
+    ]);
+    const marker = uniqueMarker();
+    const started = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `: ${marker}; sleep 300`, yield_time_ms: 250 },
+    });
+    const sessionId = (started.structuredContent as { session_id?: number }).session_id;
+    expect(sessionId).toEqual(expect.any(Number));
+    expect(pidsMatching(marker).length).toBeGreaterThan(0);
+    const cleaned = await client.getPrompt({ name: 'clean_background_terminals' });
+    expect(cleaned.messages[0]!.content).toEqual({
+      type: 'text',
+      text: `ux ended every background session (session ${sessionId}) at the user's request; those session ids are no longer valid.`,
+    });
+    await expectNoneMatching(marker);
+    const poll = await client.callTool({ name: 'write_stdin', arguments: { session_id: sessionId } });
+    expect(text(poll)).toContain(`Unknown process id ${sessionId}`);
+    expect((await client.getPrompt({ name: 'clean_background_terminals' })).messages[0]!.content).toEqual({
+      type: 'text',
+      text: 'ux: no background session was running.',
+    });
+    await expect(client.getPrompt({ name: 'clean' })).rejects.toThrow(
+      'unknown prompt "clean"; the only one is clean_background_terminals',
+    );
+    await expect(
+      client.getPrompt({ name: 'clean_background_terminals', arguments: { force: 'yes' } }),
+    ).rejects.toThrow('clean_background_terminals takes no arguments, got "force"');
+  });
+
   it('without elicitation, refuses what needs approval and never escalates', async () => {
     const { client, home, stderr } = await connect({ args: ['--approval', 'untrusted'] });
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch unasked.txt' } });
