@@ -19,6 +19,7 @@ import { PtyProcess } from './pty-process.js';
 import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest, SpawnEscalation } from './spawn-escalation.js';
+import { decideSpawnKind } from './spawn-kind.js';
 
 export interface LocalSpawnerSettings {
   /** Path of the compiled `ux-spawn-helper`; defaults to the one built with this package. */
@@ -76,8 +77,9 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
     const program = resolveProgram(argv, request.env, cwd);
     const argv0 = request.arg0 ?? argv[0]!;
     const env = { ...request.env };
+    const kind = decideSpawnKind(request);
 
-    if (request.tty) {
+    if (kind === 'pty') {
       native ??= loadNative(argv);
       const size = request.size ?? DEFAULT_PTY_SIZE;
       let process_: PtyProcess | undefined;
@@ -130,7 +132,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       env,
       argv0: viaHelper ? undefined : argv0,
       detached: true,
-      stdio: [request.stdin === 'pipe' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [kind === 'pipe-with-stdin' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     try {
       await new Promise<void>((resolve, reject) => {

@@ -180,6 +180,16 @@ describe('the approval cache', () => {
     expect(second.calls.map((call) => call.sandbox)).toEqual(['fake', null]);
   });
 
+  it('escalateOnFailure false returns the denial as it is: no question, no second attempt', async () => {
+    const reviewer = recordingReviewer({ type: 'approved' });
+    const { orchestrator } = setup({ reviewer, approvalPolicy: 'on-failure', escalateOnFailure: false });
+    const run = recordingAttempt(['denied', 'ok']);
+    const outcome = await orchestrator.run(request('cargo test'), run.attempt);
+    expect(outcome).toMatchObject({ status: 'denied', attempts: 1 });
+    expect(reviewer.requests).toEqual([]);
+    expect(run.calls.map((call) => call.sandbox)).toEqual(['fake']);
+  });
+
   it('never stores automatic-reviewer decisions, nor offers it session approval', async () => {
     const store = createApprovalStore();
     const escalated = request('cargo test', { sandboxPermissions: 'require_escalated' });

@@ -58,6 +58,12 @@ export interface OrchestratorSettings {
   policy: EffectivePolicy | SandboxPolicy;
   /** A managed network proxy is active (then every command is sandboxed). */
   managedNetwork?: boolean;
+  /**
+   * Whether a sandbox denial in the early-exit window may lead to a second attempt (the retry gates:
+   * policy, deny-read, asking again); default true, as unified exec does. `false` returns every denial
+   * as it is: for a host whose tool must never run a command twice.
+   */
+  escalateOnFailure?: boolean;
   /** Prefix rules; default none. Amendments approved in this session are added to it. */
   execPolicy?: ExecPolicy;
   /** Checked before any reviewer, in order. */
@@ -368,7 +374,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         approvalPolicy,
         denyRead,
         strictAutoReview: strict,
-        escalateOnFailure: true,
+        escalateOnFailure: settings.escalateOnFailure ?? true,
         fileSystemRestricted: policy.fileSystem.kind === 'restricted',
       };
       const displayCommand = displayed(request.argv);
