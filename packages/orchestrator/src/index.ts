@@ -1,3 +1,6 @@
+// The denial heuristic lives in @ux/protocol, so every host (the orchestrator, an exec-server's
+// `sandboxDenied`) judges exits alike; re-exported for hosts that use the orchestrator only.
+export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from '@ux/protocol/core';
 export { ApprovalAbortedError } from './approval/approval-aborted-error.js';
 export {
   type ApprovalKeyFields,
@@ -89,11 +92,6 @@ export { createRuleFileAppender, type RuleWriter } from './policy/rule-file-appe
 export { isDangerousCommand } from './safety/is-dangerous-command.js';
 export { isKnownSafeCommand, isSafeToExec } from './safety/is-known-safe-command.js';
 export { isReadOnlyGit } from './safety/is-read-only-git.js';
-export {
-  type DenialCheck,
-  isLikelySandboxDenied,
-  isSandboxDenial,
-} from './sandbox/is-likely-sandbox-denied.js';
 export { hasFullDiskWrite, needsSandbox } from './sandbox/needs-sandbox.js';
 export {
   createSandboxSelector,

@@ -9,6 +9,7 @@ import {
   hasDenyRead,
   InvalidArgumentsError,
   isAbsolutePath,
+  isSandboxDenial,
   MissingCommandLineError,
   type NetworkApprovalContext,
   probeSafely,
@@ -29,7 +30,6 @@ import { requestApproval } from '../approval/request-approval.js';
 import { type ApprovalRequirement, approvalRequirement } from '../policy/approval-requirement.js';
 import { createExecPolicy, type ExecPolicy } from '../policy/exec-policy.js';
 import type { RuleWriter } from '../policy/rule-file-appender.js';
-import { isSandboxDenial } from '../sandbox/is-likely-sandbox-denied.js';
 import { needsSandbox } from '../sandbox/needs-sandbox.js';
 import { createSandboxSelector, type SandboxSelector } from '../sandbox/sandbox-selector.js';
 import { widenPolicy } from '../sandbox/widen-policy.js';

@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBackend } from '../testing/fakes.js';
-import { isLikelySandboxDenied, isSandboxDenial } from './is-likely-sandbox-denied.js';
+import { type DenialVerdict, SANDBOX_SPECIFICATION_VERSION, type SandboxBackend } from './sandbox-backend.js';
+import { isLikelySandboxDenied, isSandboxDenial } from './sandbox-denial.js';
+
+/** A backend that only classifies (or has no classifier). */
+function fakeBackend(
+  id: string,
+  options: { classify?: (evidence: { exitCode: number; output: string }) => DenialVerdict } = {},
+): SandboxBackend {
+  return {
+    specificationVersion: SANDBOX_SPECIFICATION_VERSION,
+    id,
+    platforms: ['linux'],
+    probe: async () => ({ available: true }),
+    plan: async () => {
+      throw new Error('not planned here');
+    },
+    ...(options.classify ? { classifyDenial: options.classify } : {}),
+  };
+}
 
 const check = (
   exitCode: number,
