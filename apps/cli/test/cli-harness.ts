@@ -178,14 +178,16 @@ export function pidsMatching(marker: string): number[] {
 /**
  * Waits until the test's command (carrying `marker`) runs: a process other than ux names it.
  * Counting every process whose command line names the marker is not enough: a child ux has just
- * forked still carries ux's own command line (and name), and a signal sent in that moment lands on
- * the fork, not on the command.
+ * forked still carries ux's own command line, and a signal sent in that moment lands on the fork, not
+ * on the command (or on a ux that has not set up its handlers yet). Its name is no guide either: a
+ * fork made from one of node's threads is named after the thread. So: a process whose command line
+ * names the marker but not ux's own script.
  */
 export async function waitForCommandRunning(marker: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const notUx = (pid: number) => {
     try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'node';
+      return !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(BIN);
     } catch {
       return false;
     }
