@@ -75,52 +75,53 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
  * it for the session, deny this connection, or abort (which also stops asking about the host).
  */
 function networkChoices(request: ApprovalRequest, host: string): ApprovalChoice[] {
-  const offered = (type: ReviewDecisionType) => request.available_decisions.includes(type);
-  const choices: ApprovalChoice[] = [];
-  if (offered('approved'))
-    choices.push({
+  const all: (Omit<ApprovalChoice, 'label'> & { type: ReviewDecisionType })[] = [
+    {
       key: 'y',
       words: ['yes', 'allow'],
       value: 'approve',
-      label: 'allow this connection',
       title: 'Allow this connection',
+      type: 'approved',
       decision: { type: 'approved' },
-    });
-  if (offered('approved_for_session'))
-    choices.push({
+    },
+    {
       key: 'a',
       words: ['session'],
       value: 'approve_for_session',
-      label: `allow ${host} for this session`,
       title: `Allow ${host} for this session`,
+      type: 'approved_for_session',
       decision: { type: 'approved_for_session' },
-    });
-  if (offered('network_policy_amendment'))
-    choices.push({
+    },
+    {
       key: 'd',
       words: ['never'],
       value: 'deny_for_session',
-      label: `deny ${host} for this session`,
       title: `Deny ${host} for this session`,
+      type: 'network_policy_amendment',
       decision: { type: 'network_policy_amendment', amendment: { host, action: 'deny' } },
-    });
-  if (offered('denied'))
-    choices.push({
+    },
+    {
       key: 'n',
       words: ['no', 'deny'],
       value: 'deny',
-      label: 'deny this connection',
       title: 'Deny this connection',
+      type: 'denied',
       decision: { type: 'denied' },
-    });
-  if (offered('abort'))
-    choices.push({
+    },
+    {
       key: 'x',
       words: ['abort'],
       value: 'abort',
-      label: 'abort (deny, and ask no more about this host)',
       title: 'Abort (deny, and ask no more about this host)',
+      type: 'abort',
       decision: { type: 'abort' },
-    });
-  return choices;
+    },
+  ];
+  // The terminal's label is the title in lower case: "allow example.org for this session".
+  return all
+    .filter((choice) => request.available_decisions.includes(choice.type))
+    .map(({ type, ...choice }) => ({
+      ...choice,
+      label: choice.title[0]!.toLowerCase() + choice.title.slice(1),
+    }));
 }

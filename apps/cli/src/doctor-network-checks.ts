@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { ResolvedNetwork } from '@ux/features';
+import { asksAboutHosts } from '@ux/orchestrator';
 import { approvalPolicyName } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
@@ -13,11 +14,9 @@ export function doctorNetworkChecks(session: CliSession): DoctorCheck[] {
   const { network, allowUnixSockets, sandboxMode, approvalPolicy } = session.settings;
   // Under `never` (or granular without sandbox approvals) the reviewer chain refuses without asking.
   const policy = approvalPolicy.value;
-  const nobodyAsked =
-    approvalPolicyName(policy) === 'never' ||
-    (typeof policy === 'object' && !policy.granular.sandbox_approval)
-      ? `approval policy ${approvalPolicyName(policy)} (${approvalPolicy.source})`
-      : undefined;
+  const nobodyAsked = asksAboutHosts(policy)
+    ? undefined
+    : `approval policy ${approvalPolicyName(policy)} (${approvalPolicy.source})`;
   const checks: DoctorCheck[] = [
     { name: 'network', status: 'ok', detail: describeNetwork(network, nobodyAsked) },
   ];

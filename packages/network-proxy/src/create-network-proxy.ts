@@ -4,7 +4,7 @@ import type { Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, isIP, type Server, type Socket } from 'node:net';
 import { connectUpstream, type ResolveHost, UpstreamError } from './connect-upstream.js';
 import { ConnectionRecord, type NetworkConnectionEvent, type OpenConnection } from './connection-record.js';
-import { describeDenial } from './describe-denial.js';
+import { type DenialDescription, describeDenial } from './describe-denial.js';
 import { compileDomainPolicy, type NetworkPolicy } from './domain-policy.js';
 import { createNetworkDecider, type NetworkAsk, type ProxyProtocol } from './network-decider.js';
 import { NetworkProxyError } from './network-proxy-error.js';
@@ -245,6 +245,23 @@ class NetworkProxyServer implements NetworkProxy, ProxyContext {
 
   // --- inside -------------------------------------------------------------------------------------
 
+  /** Counts a refusal and words it for the client. */
+  #denied(
+    record: ConnectionRecord,
+    why: Pick<DenialDescription, 'denial' | 'pattern' | 'detail'>,
+  ): EstablishOutcome {
+    this.#totals.denied += 1;
+    return {
+      kind: 'denied',
+      message: describeDenial({
+        host: record.host.host,
+        kind: record.host.kind,
+        ...why,
+        canAsk: this.#canAsk,
+      }),
+    };
+  }
+
   async #establish(record: ConnectionRecord, signal: AbortSignal): Promise<EstablishOutcome> {
     const target = { host: record.host, port: record.port };
     const verdict = await this.#decider.decide(target, record.protocol, signal);
@@ -253,18 +270,11 @@ class NetworkProxyServer implements NetworkProxy, ProxyContext {
     if (!verdict.allowed) {
       record.denial = verdict.denial;
       if (verdict.denial === 'cancelled') return { kind: 'cancelled' };
-      this.#totals.denied += 1;
-      return {
-        kind: 'denied',
-        message: describeDenial({
-          host: record.host.host,
-          kind: record.host.kind,
-          denial: verdict.denial,
-          ...(verdict.pattern ? { pattern: verdict.pattern } : {}),
-          ...(verdict.detail ? { detail: verdict.detail } : {}),
-          canAsk: this.#canAsk,
-        }),
-      };
+      return this.#denied(record, {
+        denial: verdict.denial,
+        ...(verdict.pattern ? { pattern: verdict.pattern } : {}),
+        ...(verdict.detail ? { detail: verdict.detail } : {}),
+      });
     }
     const cancelled = (): EstablishOutcome => {
       record.error ??= 'the client went away (or the proxy closed) before the connection was made';
@@ -296,17 +306,7 @@ class NetworkProxyServer implements NetworkProxy, ProxyContext {
       if (failure.failure === 'local_address') {
         record.decision = verdict.decision === 'allowed' ? 'denied' : 'asked_denied';
         record.denial = 'local_address';
-        this.#totals.denied += 1;
-        return {
-          kind: 'denied',
-          message: describeDenial({
-            host: record.host.host,
-            kind: record.host.kind,
-            denial: 'local_address',
-            detail: failure.message,
-            canAsk: this.#canAsk,
-          }),
-        };
+        return this.#denied(record, { denial: 'local_address', detail: failure.message });
       }
       record.error = failure.message;
       return { kind: 'failed', error: failure };

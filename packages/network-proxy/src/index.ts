@@ -10,14 +10,6 @@ export {
   type NetworkProxyStats,
 } from './create-network-proxy.js';
 export { type DenialDescription, describeDenial } from './describe-denial.js';
-export {
-  type CompiledDomainPolicy,
-  compileDomainPolicy,
-  type DomainMatch,
-  type DomainPattern,
-  type NetworkPolicy,
-  parseDomainPattern,
-} from './domain-policy.js';
 export { isLocalAddress } from './is-local-address.js';
 export { networkAccessEvent } from './network-access-event.js';
 export type {
@@ -29,10 +21,6 @@ export type {
   NetworkAskAnswer,
   ProxyProtocol,
 } from './network-decider.js';
-export {
-  NetworkProxyError,
-  type NetworkProxyErrorFields,
-  type NetworkProxyErrorReason,
-} from './network-proxy-error.js';
-export { formatHostPort, type HostKind, type NormalizedHost, normalizeHost } from './normalize-host.js';
+// The pattern grammar, its errors and host names: the same names as `@ux/network-proxy/patterns`.
+export * from './patterns.js';
 export { BLOCKED_HEADER_VALUE } from './serve-http.js';
