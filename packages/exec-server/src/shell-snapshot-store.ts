@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DecodedSandboxContext, EffectivePolicy, Spawner } from '@ux/protocol';
 import {
@@ -15,6 +14,7 @@ import {
 import { MAX_SHELL_SNAPSHOTS, SHELL_SNAPSHOT_TIMEOUT_MS } from './exec-server-constants.js';
 import { internalError } from './rpc-error.js';
 import type { SandboxChoice } from './sandbox-selection.js';
+import { snapshotTempDir } from './snapshot-temp-dir.js';
 
 /** The `shellSnapshot` of a `process/start`, validated. */
 export interface ShellSnapshotRequest {
@@ -219,8 +219,7 @@ export class ShellSnapshotStore {
         this.dir = join(this.options.stateDir, 'shell-snapshots');
         mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       } else {
-        // mkdtemp makes it 0700.
-        this.dir = join(mkdtempSync(join(tmpdir(), 'ux-exec-server-')), 'shell-snapshots');
+        this.dir = join(snapshotTempDir(), 'shell-snapshots');
         mkdirSync(this.dir, { mode: 0o700 });
         this.ownsDir = true;
       }
