@@ -8,7 +8,9 @@ import {
   GLOB_CHARACTERS,
   planTools,
   type ResolvedFeatures,
+  type ReviewResolution,
   resolveFeatures,
+  resolveReviewSettings,
   resolveSessionSettings,
   type SessionResolution,
   type ToolPlan,
@@ -62,6 +64,8 @@ export interface CliSession {
   flags: SessionFlags;
   features: ResolvedFeatures;
   settings: SessionResolution;
+  /** Permission hooks, who reviews approvals and the `[auto_review]` command, with where each came from. */
+  review: ReviewResolution;
   toolPlan: ToolPlan;
   userShell: string;
   /** `$UX_HOME/rules`: rule files found there are loaded, approved prefixes are saved there. */
@@ -116,6 +120,10 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     },
     homeDir: io.env.HOME || homedir(),
   });
+  const review = resolveReviewSettings({
+    user: configuration.user,
+    requirements: configuration.requirements,
+  });
   // An --env that names nothing (or something forbidden) is refused before anything starts.
   if (flags.environment !== undefined) chooseEnvironment(settings, flags.environment);
   const userShell = io.env.SHELL || safeUserShell() || '/bin/bash';
@@ -136,6 +144,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     flags,
     features,
     settings,
+    review,
     toolPlan,
     userShell,
     rulesDirectory: join(home, 'rules'),

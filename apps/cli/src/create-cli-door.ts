@@ -1,8 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { ResolvedReviewCommand } from '@ux/features';
 import {
   asksAboutHosts,
+  createCommandPermissionHook,
+  createCommandReviewer,
   createExecPolicy,
   createOrchestrator,
   createRuleFileAppender,
@@ -16,13 +19,13 @@ import {
   type SandboxPolicy,
   type SandboxRegistry,
 } from '@ux/protocol/core';
-import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
+import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 
 export interface CliDoorOptions {
@@ -95,6 +98,8 @@ async function composeDoor(
   proxy: CliNetworkProxy | undefined,
 ): Promise<UnifiedExec> {
   const { settings } = session;
+  // First: on Windows it rejects when job objects cannot be loaded (the caller then closes the proxy).
+  const spawner = await localSpawnerForPlatform({ platform: options.platform ?? process.platform });
   // Remote environments connect on their first command; their sandboxes are applied by their servers.
   const environments = createCliEnvironments(settings.environments, {
     env: options.env,
@@ -112,6 +117,18 @@ async function composeDoor(
     policy,
     execPolicy: createExecPolicy(rules),
     ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+    // The reviewer chain: hooks (the requirements' first), then the `[auto_review]` command when
+    // approvals_reviewer routes there (on-request and granular only), else the person.
+    permissionHooks: session.review.hooks.map((hook) =>
+      createCommandPermissionHook({
+        command: hook.command,
+        timeoutMs: hook.timeoutMs,
+        ...(hook.name === undefined ? {} : { id: hook.name }),
+      }),
+    ),
+    ...(session.review.approvalsReviewer.value === 'auto_review' && session.review.autoReview
+      ? { autoReviewer: commandReviewer(session.review.autoReview) }
+      : {}),
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });
@@ -127,7 +144,7 @@ async function composeDoor(
       : undefined;
   const door = createUnifiedExec({
     orchestrator,
-    spawner: createLocalSpawner(),
+    spawner,
     toolPlan: session.toolPlan,
     environments: environments.door,
     defaultEnvironment: settings.defaultEnvironment,
@@ -135,6 +152,7 @@ async function composeDoor(
     cwd: options.cwd,
     userShell: session.userShell,
     allowLoginShell: session.configuration.user?.allowLoginShell,
+    earlyExitWindowMs: session.configuration.user?.earlyExitWindowMs,
     environment: settings.environment,
     baseEnvironment: options.env,
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
@@ -162,6 +180,14 @@ async function composeDoor(
       }
     },
   };
+}
+
+function commandReviewer(config: ResolvedReviewCommand): Reviewer {
+  return createCommandReviewer({
+    command: config.command,
+    timeoutMs: config.timeoutMs,
+    ...(config.name === undefined ? {} : { id: config.name }),
+  });
 }
 
 /**

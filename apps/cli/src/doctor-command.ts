@@ -1,14 +1,16 @@
 import { createSandboxSelector } from '@ux/orchestrator';
 import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
-import { createLocalSpawner } from '@ux/spawn';
+import type { LocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 import { doctorConfigChecks } from './doctor-config-checks.js';
 import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
 import { doctorNetworkChecks } from './doctor-network-checks.js';
+import { doctorReviewChecks } from './doctor-review-checks.js';
 import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
+import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
 import { BACKEND_IDS, createCliSandboxRegistry, shippedBackend } from './sandbox-backends.js';
@@ -16,9 +18,9 @@ import { UsageError } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
 
-Checks what ux needs here: Node, node-pty, the config and requirements files, the rule files, the
-paths and backend ids the config names, the network sandboxed commands get (off, on, or by domain
-with its lists) and the unix sockets they may reach, each with where it was set, every sandbox
+Checks what ux needs here: Node, node-pty (and job objects on Windows), the config and requirements
+files, the rule files, the paths and backend ids the config names, the network sandboxed commands get
+(off, on, or by domain with its lists) and the unix sockets they may reach, each with where it was set, every sandbox
 backend (found, version, features, whether a real sandbox starts), and every configured remote
 environment (reachable, which server, whether it applies sandboxes). Exits 1 when ux cannot run as configured (every ux exec would
 fail), and says how to fix it; what ux runs without (a writable root that does not exist) is a
@@ -63,7 +65,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       ? { name: 'node', status: 'ok', detail: process.versions.node }
       : { name: 'node', status: 'fail', detail: process.versions.node, fix: 'install Node 20.19 or newer' },
   );
-  checks.push(await checkPty());
+  checks.push(...(await checkPty(io.platform)));
 
   const paths = configPaths(io.env);
   let session: CliSession | undefined;
@@ -103,6 +105,7 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       status: 'ok',
       detail: `${typeof approval === 'string' ? approval : 'granular'} (${settings.approvalPolicy.source})`,
     });
+    checks.push(...doctorReviewChecks(session, io.env));
     checks.push({
       name: 'sandbox mode',
       status: 'ok',
@@ -204,9 +207,34 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
   return ok ? 0 : 1;
 }
 
-async function checkPty(): Promise<DoctorCheck> {
+/**
+ * Whether a terminal starts. On Windows the spawner needs job objects first: without them it refuses to
+ * start anything, which is reported here (a failed check, with its fix) rather than thrown.
+ */
+async function checkPty(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
+  let spawner: LocalSpawner;
   try {
-    const child = await createLocalSpawner().spawn({
+    spawner = await localSpawnerForPlatform({ platform });
+  } catch (error) {
+    return [
+      {
+        name: 'job objects',
+        status: 'fail',
+        detail: error instanceof Error ? error.message : String(error),
+        fix: 'reinstall ux so koffi (used by @ux/sandbox-windows-token) installs its Windows binary',
+      },
+    ];
+  }
+  const jobObjects: DoctorCheck[] =
+    platform === 'win32'
+      ? [{ name: 'job objects', status: 'ok', detail: 'ending a command ends everything it started' }]
+      : [];
+  return [...jobObjects, await checkTerminal(spawner)];
+}
+
+async function checkTerminal(spawner: LocalSpawner): Promise<DoctorCheck> {
+  try {
+    const child = await spawner.spawn({
       argv: ['true'],
       cwd: '/',
       env: { PATH: '/usr/bin:/bin' },

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxBackend } from '@ux/protocol/core';
-import { captureShellSnapshot, createLocalSpawner, snapshotShellKind } from '@ux/spawn';
+import { captureShellSnapshot, type LocalSpawner, snapshotShellKind } from '@ux/spawn';
 import { SNAPSHOT_CAPTURE_POLICY } from '@ux/unified-exec';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import type { Io } from './io.js';
+import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 
 /**
  * Takes the shell snapshot a session would take (read-only, no network, in `backend` when there is
@@ -29,6 +30,14 @@ export async function doctorShellSnapshotCheck(
   const kind = snapshotShellKind(shell);
   if (!kind)
     return { name, status: 'skip', detail: `${shell} is not bash, zsh or sh: its commands get no snapshot` };
+  let spawner: LocalSpawner;
+  try {
+    spawner = await localSpawnerForPlatform({ platform: io.platform });
+  } catch (error) {
+    // The job objects check says why and how to fix it.
+    const reason = error instanceof Error ? error.message : String(error);
+    return { name, status: 'skip', detail: `no shell can be started here: ${reason}` };
+  }
   const dir = mkdtempSync(join(tmpdir(), 'ux-doctor-snapshot-'));
   const started = Date.now();
   try {
@@ -41,7 +50,7 @@ export async function doctorShellSnapshotCheck(
       env,
       cwd: process.cwd(),
       file: join(dir, 'snapshot.sh'),
-      spawner: createLocalSpawner(),
+      spawner,
       ...(backend
         ? {
             wrap: async (launch) => {

@@ -1,15 +1,13 @@
 import { dirname, join } from 'node:path';
-import {
-  ExecServerArgsError,
-  parseExecServerArgs,
-  type RunExecServerDependencies,
-  runExecServer,
-} from '@ux/exec-server';
+import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
+import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
+
+const HELP_COMMAND = 'ux exec-server --help';
 
 /**
  * `ux exec-server --listen stdio | ws://IP:PORT …`: a process host speaking Codex's exec-server
@@ -21,33 +19,42 @@ export async function execServerCommand(
   io: Io,
   deps: Partial<RunExecServerDependencies> = {},
 ): Promise<number> {
-  try {
-    const parsed = parseExecServerArgs(args);
-    const session = loadCliSession(io);
-    const { settings } = session;
-    // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
-    if (!parsed.sandboxBackends) {
-      const enabled = settings.enabledBackends?.value ?? BACKEND_IDS;
-      const allowed = settings.allowedBackends;
-      if (settings.enabledBackends || allowed)
-        parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
-    } else {
-      const barred = parsed.sandboxBackends.filter(
-        (id) => settings.allowedBackends && !settings.allowedBackends.includes(id),
-      );
-      if (barred.length > 0)
-        throw new UsageError(
-          `--sandbox-backends: ${barred.join(', ')} not allowed by the requirements (allowed_sandbox_backends = [${settings.allowedBackends!.join(', ')}])`,
-          'ux exec-server --help',
-        );
-    }
-    const sandboxRegistry = (enabled?: readonly string[]) =>
-      createCliSandboxRegistry(enabled, session.backendOptions);
-    // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
-    const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
-    return await runExecServer(parsed, io, { sandboxRegistry, prependPathDirs: helpers, ...deps });
-  } catch (error) {
-    if (error instanceof ExecServerArgsError) throw new UsageError(error.message, 'ux exec-server --help');
-    throw error;
+  const parsed = parseExecServerArgs(args);
+  if (parsed.help) {
+    io.stdout(EXEC_SERVER_HELP);
+    return 0;
   }
+  const session = loadCliSession(io);
+  const { settings } = session;
+  // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
+  if (!parsed.sandboxBackends) {
+    const enabled = settings.enabledBackends?.value ?? BACKEND_IDS;
+    const allowed = settings.allowedBackends;
+    if (settings.enabledBackends || allowed)
+      parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
+  } else {
+    const barred = parsed.sandboxBackends.filter(
+      (id) => settings.allowedBackends && !settings.allowedBackends.includes(id),
+    );
+    if (barred.length > 0)
+      throw new UsageError(
+        `--sandbox-backends: ${barred.join(', ')} not allowed by the requirements (allowed_sandbox_backends = [${settings.allowedBackends!.join(', ')}])`,
+        HELP_COMMAND,
+      );
+  }
+  const sandboxRegistry = (enabled?: readonly string[]) =>
+    createCliSandboxRegistry(enabled, session.backendOptions);
+  const available = sandboxRegistry().ids;
+  for (const id of parsed.sandboxBackends ?? []) {
+    if (!available.includes(id)) {
+      throw new UsageError(
+        `unknown sandbox backend ${JSON.stringify(id)}; available: ${available.join(', ') || '(none)'}`,
+        HELP_COMMAND,
+      );
+    }
+  }
+  // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
+  const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
+  const { help: _help, ...serverSettings } = parsed;
+  return await runExecServer(serverSettings, io, { sandboxRegistry, prependPathDirs: helpers, ...deps });
 }

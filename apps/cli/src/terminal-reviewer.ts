@@ -99,7 +99,8 @@ export function createNoTerminalReviewer(stderr: (text: string) => void): Review
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'no-terminal',
-    async review(request) {
+    async review(request, { signal }) {
+      if (signal.aborted) return { type: 'abort' };
       const error = new NoReviewerError(
         'stdin is not a terminal; run ux in a terminal, or choose --approval / --sandbox so that none is needed',
       );

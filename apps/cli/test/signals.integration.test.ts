@@ -22,11 +22,23 @@ describe('ux mcp (MCP SDK client, default sandbox)', () => {
     const id = Number(started.session);
     const sandbox = await call('exec_command', { cmd: 'echo sandbox=$UX_SANDBOX', login: false });
     expect(sandbox.output).toContain('sandbox=bwrap');
-    await call('write_stdin', { session_id: id, chars: 'import time; time.sleep(30)\n', yield_time_ms: 300 });
-    const interrupted = await call('write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 1500 });
+    /** Writes `chars`, then polls until the output since the write holds `needle`. */
+    const until = async (chars: string, needle: RegExp) => {
+      let last = await call('write_stdin', { session_id: id, chars, yield_time_ms: 1000 });
+      let seen = last.output;
+      for (let round = 0; !needle.test(seen) && round < 6 && last.session !== undefined; round++) {
+        last = await call('write_stdin', { session_id: id, yield_time_ms: 5000 });
+        seen += last.output;
+      }
+      return { ...last, output: seen };
+    };
+    // Ctrl-C once the sleep has begun (the echo of the line shows "SLEEP" + "ING", not SLEEPING).
+    const sleeping = await until('import time; print("SLEEP" + "ING"); time.sleep(30)\n', /SLEEPING/);
+    expect(sleeping.output).toContain('SLEEPING');
+    const interrupted = await until('\u0003', /KeyboardInterrupt[\s\S]*>>> /);
     expect(interrupted.output).toContain('KeyboardInterrupt');
     expect(interrupted.session).toBe(String(id));
-    const answer = await call('write_stdin', { session_id: id, chars: 'print(6*7)\n', yield_time_ms: 1000 });
+    const answer = await until('print(6*7)\n', /\b42\b/);
     expect(answer.output).toMatch(/\b42\b/);
     expect(answer.session).toBe(String(id));
   });
@@ -74,8 +86,9 @@ describe('ux sandbox', () => {
     const home = makeHome();
     const terminal = await startUxInTerminal(['sandbox', '--', 'python3', '-q'], home);
     await terminal.waitFor('>>> ');
-    await terminal.type('import time; time.sleep(30)\r');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Ctrl-C once the sleep has begun (the echo of the line shows "SLEEP" + "ING", not SLEEPING).
+    await terminal.type('import time; print("SLEEP" + "ING"); time.sleep(30)\r');
+    await terminal.waitFor('SLEEPING');
     await terminal.type('\u0003');
     await terminal.waitFor('KeyboardInterrupt');
     await terminal.type('print(6*7)\r');

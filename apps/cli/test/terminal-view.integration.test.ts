@@ -18,7 +18,9 @@ beforeAll(warmUpTerminalSpawner);
 useLeakCheck();
 
 /** /tmp is writable in workspace-write by default; these tests need "outside" to be outside. */
-const NO_TMP = '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
+// Denials here must count as sandbox denials even when a loaded machine makes `touch` slow to fail.
+const NO_TMP =
+  'early_exit_window_ms = 5000\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
 
 describe('ux exec on a terminal: the live view', () => {
   it('streams output long before the default 10 s wait, and keys typed at once are echoed once', async () => {

@@ -1,7 +1,7 @@
-// Client-side logic a real server shows only by chance (spec §6.3: notifications before the start
-// response or out of seq order in a few runs out of 150; servers that ignore `sandbox`). A scripted
-// peer answers over an in-memory transport; the real servers are exercised in the integration tests of
-// @ux/exec-server, @ux/unified-exec and interop/codex.
+// Client-side logic a real server shows only by chance (docs/reference/exec-server-protocol.md §5,
+// ordering: notifications before the start response or out of seq order in a few runs out of 150;
+// servers that ignore `sandbox`). A scripted peer answers over an in-memory transport; the real servers
+// are exercised in the integration tests of @ux/exec-server, @ux/unified-exec and interop/codex.
 import { encodeSandboxContext, SandboxUnavailableError } from '@ux/protocol';
 import { runToEnd } from '@ux/protocol/testing';
 import { describe, expect, it } from 'vitest';
@@ -148,7 +148,10 @@ describe('exec-server spawner against a scripted peer', () => {
       onProtocolError: (problem) => problems.push(problem),
     });
     const pending = spawner.spawn(request);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Until the client has handled the three replies: answered the request and reported two problems.
+    const deadline = Date.now() + 15_000;
+    while ((problems.length < 2 || !peer.sent.some((m) => m.id === 'srv-1')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(startId).toBeDefined();
     expect(peer.sent.find((m) => m.id === 'srv-1')).toEqual({
       id: 'srv-1',

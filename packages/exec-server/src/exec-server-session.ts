@@ -60,8 +60,7 @@ export class ExecServerSession {
       // Shutdown began while it was starting: it must not outlive the server.
       this.processes.delete(processId);
       await started.process.terminate();
-      await started.process.closed;
-      await started.sandbox?.plan.cleanup?.();
+      await started.settled;
       throw internalError('the exec-server is shutting down; the command was stopped');
     }
     const hosted = new HostedProcess({
@@ -70,6 +69,7 @@ export class ExecServerSession {
       tty: params.tty,
       stdinOpen: params.tty || params.pipeStdin === true,
       ...(started.sandbox ? { sandbox: started.sandbox } : {}),
+      settled: started.settled,
       notify: this.notify,
       onClosed: () => this.scheduleRemoval(processId, hosted),
     });

@@ -36,6 +36,8 @@ export interface HostedProcessOptions {
   stdinOpen: boolean;
   /** The sandbox the process runs in, when one was applied. */
   sandbox?: { backend: SandboxBackend; plan: LaunchPlan };
+  /** Resolves once the process closed and its sandbox was cleaned up (`launchPlanned` of `@ux/spawn`). */
+  settled: Promise<void>;
   notify: Notify;
   /** Called once the process has exited, its output closed and its sandbox was cleaned up. */
   onClosed: () => void;
@@ -58,6 +60,7 @@ export class HostedProcess {
   private readonly process: ExecProcess;
   private readonly stdinOpen: boolean;
   private readonly sandbox: HostedProcessOptions['sandbox'];
+  private readonly settled: Promise<void>;
   private readonly notify: Notify;
   private nextSeq = 1;
   private ring: RetainedChunk[] = [];
@@ -78,6 +81,7 @@ export class HostedProcess {
     this.process = options.process;
     this.stdinOpen = options.stdinOpen;
     this.sandbox = options.sandbox;
+    this.settled = options.settled;
     this.notify = options.notify;
     this.process.onOutput((chunk, source) => this.onOutput(chunk, this.tty ? 'pty' : (source ?? 'stdout')));
     // What the sandbox takes back (a protected path the command created) reaches the client the way
@@ -189,9 +193,7 @@ export class HostedProcess {
     // The sandbox's clean-up delivers its last notices (as output), so it comes before `closed`.
     let cleanupTimer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.sandbox?.plan.cleanup?.().catch(() => {
-        // Cleanup of a sandbox's traces is best effort; the process is over either way.
-      }),
+      this.settled,
       new Promise((resolve) => {
         cleanupTimer = setTimeout(resolve, SANDBOX_CLEANUP_MAX_MS);
       }),
@@ -212,7 +214,7 @@ export class HostedProcess {
     return Buffer.concat(parts).toString('utf8');
   }
 
-  /** `process/read` (spec §6.4), long-polling up to `waitMs` for news. */
+  /** `process/read` (docs/reference/exec-server-protocol.md §5), long-polling up to `waitMs` for news. */
   async read(afterSeq: number, maxBytes: number | null, waitMs: number): Promise<ReadResult> {
     const exitedAtStart = this.exit !== undefined;
     const hasNews = () =>
@@ -275,7 +277,10 @@ export class HostedProcess {
     for (const waiter of [...this.waiters]) waiter();
   }
 
-  /** `process/write` (spec §6.5): de-duplicated by `writeId`; never an error for a closed stdin. */
+  /**
+   * `process/write` (docs/reference/exec-server-protocol.md §5): de-duplicated by `writeId`; never an
+   * error for a closed stdin.
+   */
   async write(data: Uint8Array, writeId: string): Promise<WriteStatus> {
     if (!this.stdinOpen) return 'stdinClosed';
     if (this.writeIds.has(writeId)) return 'accepted';

@@ -1,10 +1,27 @@
 import type { Readable, Writable } from 'node:stream';
-import type { SandboxRegistry, Spawner } from '@ux/protocol';
+import { type SandboxRegistry, type Spawner, UnknownPluginError, UxError } from '@ux/protocol';
 import { checkedDigest, tokenDigestFromFile } from './capability-token.js';
 import { createExecServer } from './exec-server.js';
-import { EXEC_SERVER_USAGE, type ExecServerArgs, ExecServerArgsError } from './exec-server-args.js';
 import { listenWebSocket, type WebSocketListener } from './listen-websocket.js';
 import { serveStdio } from './serve-stdio.js';
+
+/** Where the server listens: one connection on stdin/stdout, or WebSocket on `host:port` (0: any free port). */
+export type ExecServerListen = { kind: 'stdio' } | { kind: 'websocket'; host: string; port: number };
+
+/** What `runExecServer` serves, and how; `ux exec-server` builds it from its command line. */
+export interface ExecServerSettings {
+  listen: ExecServerListen;
+  /** WebSocket: the capability token's file (absolute path; surrounding whitespace ignored), or… */
+  tokenFile?: string;
+  /** …the token's SHA-256 in hex. Exactly one of the two is required for WebSocket. */
+  tokenSha256?: string;
+  /** What happens to a client's processes when it disconnects (default `keep`). */
+  onDisconnect?: 'keep' | 'terminate';
+  /** WebSocket only: also shut down when stdin closes (stdio always does). Default false. */
+  exitOnStdinClose?: boolean;
+  /** Sandbox backend ids to offer (default: every one `sandboxRegistry()` registers). */
+  sandboxBackends?: readonly string[];
+}
 
 /** Where the command writes (the same shape as the CLI's `Io`). */
 export interface ExecServerIo {
@@ -17,7 +34,7 @@ export interface ExecServerIo {
 export interface RunExecServerDependencies {
   /** The sandbox backends to offer, limited to `enabled` ids when given. */
   sandboxRegistry: (enabled?: readonly string[]) => SandboxRegistry;
-  /** The protocol streams of `--listen stdio`; default this process's stdin and stdout. */
+  /** The protocol streams of a stdio listener; default this process's stdin and stdout. */
   stdin?: Readable;
   stdout?: Writable;
   /** Stop on SIGINT / SIGTERM (default true); tests that run in-process turn it off. */
@@ -31,27 +48,28 @@ export interface RunExecServerDependencies {
 }
 
 /**
- * Runs `ux exec-server` to completion: builds the server, serves stdio or WebSocket, and on stdin close
- * (stdio, or with `--exit-on-stdin-close`), SIGINT, SIGTERM or `stop` kills every hosted process and
- * returns 0. A token problem or a port that cannot be bound returns 1 with the reason on stderr.
- * Argument mistakes throw `ExecServerArgsError`.
+ * Runs an exec-server to completion (what `ux exec-server` does): builds the server, serves stdio or
+ * WebSocket, and on stdin close (stdio, or with `exitOnStdinClose`), SIGINT, SIGTERM or `stop` kills
+ * every hosted process and returns 0. A token problem or a port that cannot be bound returns 1 with the
+ * reason on stderr. A `sandboxBackends` id the registry does not hold throws `UnknownPluginError`.
  */
 export async function runExecServer(
-  args: ExecServerArgs,
+  args: ExecServerSettings,
   io: ExecServerIo,
   deps: RunExecServerDependencies,
 ): Promise<number> {
-  if (args.help) {
-    io.stdout(EXEC_SERVER_USAGE);
-    return 0;
-  }
   const all = deps.sandboxRegistry();
   for (const id of args.sandboxBackends ?? []) {
-    if (!all.has(id)) {
-      throw new ExecServerArgsError(
-        `unknown sandbox backend ${JSON.stringify(id)}; available: ${all.ids.join(', ') || '(none)'}`,
-      );
-    }
+    if (!all.has(id)) throw new UnknownPluginError({ kind: 'sandbox backend', id, available: all.ids });
+  }
+  if (
+    args.listen.kind === 'websocket' &&
+    (args.tokenFile === undefined) === (args.tokenSha256 === undefined)
+  ) {
+    throw new UxError(
+      'invalid_arguments',
+      'a WebSocket exec-server needs a capability token: set exactly one of tokenFile or tokenSha256',
+    );
   }
   const registry = args.sandboxBackends ? deps.sandboxRegistry(args.sandboxBackends) : all;
   let tokenSha256: string | undefined;
@@ -69,7 +87,7 @@ export async function runExecServer(
     sandboxRegistry: registry,
     platform: io.platform,
     environment: io.env,
-    onDisconnect: args.onDisconnect,
+    onDisconnect: args.onDisconnect ?? 'keep',
     log: (line) => io.stderr(`${line}\n`),
   });
   const stdin = deps.stdin ?? process.stdin;

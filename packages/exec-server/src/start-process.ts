@@ -1,5 +1,7 @@
 import {
+  applyShellEnvironmentPolicy,
   type DecodedSandboxContext,
+  decodeEnvPolicy,
   decodeSandboxContext,
   type ExecParams,
   type ExecProcess,
@@ -13,7 +15,7 @@ import {
   SpawnFailedError,
   UxError,
 } from '@ux/protocol';
-import { envFromPolicy } from './env-from-policy.js';
+import { launchPlanned } from '@ux/spawn';
 import { decodeParams, internalError, invalidParams } from './rpc-error.js';
 import { type SandboxChoice, wireSandboxType } from './sandbox-selection.js';
 import type { ShellSnapshotRequest, ShellSnapshotStore } from './shell-snapshot-store.js';
@@ -32,6 +34,8 @@ export interface StartedProcess {
   sandbox?: { backend: SandboxBackend; plan: LaunchPlan };
   /** What the start result reports: `none`, or the wire name of the sandbox applied. */
   sandboxType: string;
+  /** Resolves once the process closed and its sandbox was cleaned up (once). Never rejects. */
+  settled: Promise<void>;
 }
 
 /**
@@ -43,7 +47,7 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   const cwd = decodeParams(() => pathFromFileUri(params.cwd, 'cwd'));
   refuseUnsupported(params);
   const snapshotRequest = shellSnapshotRequest(params.shellSnapshot, deps.snapshots !== undefined);
-  const env = envFromPolicy(deps.serverEnv, params.envPolicy, params.env);
+  const env = childEnvironment(deps.serverEnv, params);
   let wanted = decodeParams(() => decodeSandboxContext(params.sandbox));
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
@@ -58,17 +62,19 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     argv = launch.argv;
     if (launch.file && wanted) wanted = readableSnapshot(wanted, launch.file);
   }
+  const request = {
+    argv,
+    cwd,
+    env,
+    tty: params.tty,
+    stdin,
+    ...(arg0 === undefined ? {} : { arg0 }),
+  } as const;
+  const start = (spawn: Parameters<Spawner['spawn']>[0]) => startWith(deps.spawner, params.argv, spawn);
 
   if (!wanted) {
-    const process = await spawn(deps.spawner, params.argv, {
-      argv,
-      cwd,
-      env,
-      tty: params.tty,
-      stdin,
-      ...(arg0 === undefined ? {} : { arg0 }),
-    });
-    return { process, sandboxType: 'none' };
+    const { process, settled } = await launchPlanned({ request, spawn: start });
+    return { process, sandboxType: 'none', settled };
   }
 
   const choice = await deps.selectSandbox();
@@ -77,39 +83,40 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
       `sandbox requested but none can be applied here: ${choice.reason}; fix: ${choice.fix}. The command was not run.`,
     );
   }
-  let plan: LaunchPlan;
-  try {
-    plan = await choice.backend.plan({
-      argv,
-      cwd,
-      env,
-      policy: wanted.policy,
-      projectRoots: wanted.projectRoots,
-      tty: params.tty,
-    });
-  } catch (error) {
-    if (InvalidArgumentsError.isInstance(error)) throw invalidParams(`sandbox: ${error.message}`);
-    if (SandboxUnavailableError.isInstance(error))
-      throw internalError(`${error.message}. The command was not run.`);
-    throw error;
-  }
-  try {
-    const process = await spawn(deps.spawner, params.argv, {
-      argv: plan.argv,
-      cwd: plan.cwd,
-      env: plan.env,
-      tty: params.tty,
-      stdin,
-    });
-    return {
-      process,
-      sandbox: { backend: choice.backend, plan },
-      sandboxType: wireSandboxType(choice.backend.id),
-    };
-  } catch (error) {
-    await plan.cleanup?.();
-    throw error;
-  }
+  const policy = wanted.policy;
+  const { projectRoots } = wanted;
+  const { process, plan, settled } = await launchPlanned({
+    request,
+    spawn: start,
+    plan: async () => {
+      try {
+        return await choice.backend.plan({ argv, cwd, env, policy, projectRoots, tty: params.tty });
+      } catch (error) {
+        if (InvalidArgumentsError.isInstance(error)) throw invalidParams(`sandbox: ${error.message}`);
+        if (SandboxUnavailableError.isInstance(error))
+          throw internalError(`${error.message}. The command was not run.`);
+        throw error;
+      }
+    },
+  });
+  return {
+    process,
+    sandbox: { backend: choice.backend, plan: plan! },
+    sandboxType: wireSandboxType(choice.backend.id),
+    settled,
+  };
+}
+
+/**
+ * The child environment: exactly `env` without an `envPolicy`; with one, the server's own variables
+ * by the policy (Codex's shell-environment-policy rules), then `env` on top.
+ */
+function childEnvironment(
+  serverEnv: Readonly<Record<string, string | undefined>>,
+  params: ExecParams,
+): Record<string, string> {
+  if (!params.envPolicy) return { ...params.env };
+  return { ...applyShellEnvironmentPolicy(serverEnv, decodeEnvPolicy(params.envPolicy)), ...params.env };
 }
 
 /**
@@ -161,7 +168,7 @@ function refuseUnsupported(params: ExecParams): void {
   }
 }
 
-async function spawn(
+async function startWith(
   spawner: Spawner,
   argv: readonly string[],
   request: Parameters<Spawner['spawn']>[0],

@@ -1,6 +1,6 @@
 // The wire protocol of `--listen stdio`, message by message, against the server as a real child
-// process (spec transcripts T1–T6 of exec-server-protocol.md §11, with ux's documented differences).
-import { readFileSync, writeFileSync } from 'node:fs';
+// process (exchanges T1–T6 of docs/reference/exec-server-protocol.md §8, with ux's documented differences).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, waitUntilDead } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
@@ -15,6 +15,53 @@ async function ready() {
     await session.close();
   });
   return session;
+}
+
+/** The pid written in `file`, once it is there. */
+function pidIn(file: string): number | undefined {
+  try {
+    const text = readFileSync(file, 'utf8').trim();
+    return text === '' ? undefined : Number(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids whose command line (NUL-separated) is `cmdline`. */
+function pidsRunning(cmdline: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') === cmdline) found.push(Number(name));
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** Polls `check` until it holds; throws when `timeoutMs` pass first. */
+async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * `pid` sleeps in a write nobody reads: to a full pipe (`pipe_write`) or socket
+ * (`sock_alloc_send_pskb`), as Linux names the wait.
+ */
+function blockedInWrite(pid: number): boolean {
+  try {
+    return /pipe_write|sock_alloc_send|unix_stream_sendmsg|wait_for_space/.test(
+      readFileSync(`/proc/${pid}/wchan`, 'utf8'),
+    );
+  } catch {
+    return false;
+  }
 }
 
 const start = (processId: string, argv: string[], extra: Record<string, unknown> = {}) => ({
@@ -115,8 +162,12 @@ describe('processes', () => {
     // With maxBytes, at least one chunk comes back and nextSeq follows it.
     expect(paged.chunks).toHaveLength(1);
     expect(paged.nextSeq).toBe((paged.chunks as { seq: number }[])[0]!.seq + 1);
-    const after = (await session.request('process/read', { processId: 'p1', afterSeq: 2 })).result!;
-    expect((after.chunks as { seq: number }[]).every((chunk) => chunk.seq > 2)).toBe(true);
+    // afterSeq skips what came before: the chunks after seq 1, of which there is one at least (stdout and
+    // stderr came in chunks of their own).
+    const later = (all.chunks as { seq: number }[]).filter((chunk) => chunk.seq > 1);
+    expect(later.length).toBeGreaterThan(0);
+    const after = (await session.request('process/read', { processId: 'p1', afterSeq: 1 })).result!;
+    expect(after.chunks).toEqual(later);
     expect((await session.request('process/read', { processId: 'nope' })).error).toEqual({
       code: -32600,
       message: 'unknown process id nope',
@@ -178,14 +229,13 @@ describe('processes', () => {
   it('answers terminate while a long read waits, and wakes the read (T4, concurrent dispatch)', async () => {
     const session = await ready();
     await session.request('process/start', start('sl', ['sleep', '100']));
-    const began = Date.now();
-    const read = session.request('process/read', { processId: 'sl', afterSeq: 0, waitMs: 20_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The longest wait a read is granted (300 s): it can only answer within this test's time because
+    // the process ended. The read goes down the pipe before the terminate, so it is waiting when that
+    // arrives.
+    const read = session.request('process/read', { processId: 'sl', afterSeq: 0, waitMs: 300_000 });
     const terminated = await session.request('process/terminate', { processId: 'sl' });
     expect(terminated.result).toEqual({ running: true });
     const readResult = (await read).result!;
-    // The read returned because the process ended, not because its 20 s ran out.
-    expect(Date.now() - began).toBeLessThan(10_000);
     expect(readResult.exited || readResult.closed).toBe(true);
     const events = await session.finished('sl');
     expect(events.map((m) => [m.method, m.params!.seq])).toEqual([
@@ -276,7 +326,9 @@ describe('bad input', () => {
       session.send(line);
     }
     await session.waitFor(() => session.messages.filter((m) => m.id === -1).length === 5);
-    for (const message of session.messages.filter((m) => m.id === -1)) {
+    const refusals = session.messages.filter((m) => m.id === -1);
+    expect(refusals).toHaveLength(5);
+    for (const message of refusals) {
       expect(message.error!.code).toBe(-32600);
       expect(message.error!.message).toMatch(/^failed to parse JSON-RPC message: /);
     }
@@ -406,7 +458,7 @@ describe('lifecycle', () => {
       start('loud', ['sh', '-c', `sleep 300 & echo $! > ${pidFile}; while true; do echo line; done`]),
     );
     await session.waitFor((m) => m.method === 'process/output');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => pidIn(pidFile) !== undefined);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(isAlive(grandchild)).toBe(true);
     expect(await session.close()).toEqual({ code: 0, signal: null });
@@ -417,12 +469,12 @@ describe('lifecycle', () => {
     const session = await ready();
     await session.request('process/start', start('waiting', ['sleep', '300']));
     const id = 1000;
+    // The read goes down the pipe before the end of the input: the server has it when the input ends.
     session.send({
       id,
       method: 'process/read',
       params: { processId: 'waiting', afterSeq: 0, waitMs: 60_000 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await session.close()).toEqual({ code: 0, signal: null });
     const answers = session.messages.filter((m) => m.id === id);
     expect(answers).toHaveLength(1);
@@ -434,14 +486,9 @@ describe('lifecycle', () => {
     const dir = tempDir('ux-es-sig-');
     const pidFile = join(dir, 'pid');
     await session.request('process/start', start('s', ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`]));
-    await session.waitFor(() => {
-      try {
-        return readFileSync(pidFile, 'utf8').trim() !== '';
-      } catch {
-        return false;
-      }
-    });
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    // Polled: the session's waitFor only looks again when a message arrives, and none may.
+    await until(() => pidIn(pidFile) !== undefined);
+    const pid = pidIn(pidFile)!;
     session.child.kill(signal);
     expect(await session.exited).toEqual({ code: 0, signal: null });
     expect(await waitUntilDead(pid)).toBe(true);
@@ -454,14 +501,21 @@ describe('a slow client', () => {
     // More than the 64 MiB backlog at which unpausable output would start to be skipped.
     const bytes = 80 * 1024 * 1024;
     session.child.stdout.pause();
-    // Not awaited: the answer waits behind the output this client is not reading yet.
-    const started = session.request(
-      'process/start',
-      start('flood', ['head', '-c', String(bytes), '/dev/zero']),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Sent, not awaited: the answer waits behind the output this client is not reading yet.
+    const id = 4242;
+    session.send({
+      id,
+      method: 'process/start',
+      params: start('flood', ['head', '-c', String(bytes), '/dev/zero']),
+    });
+    // Until the server has stopped reading the process: `head` is blocked writing what nobody reads.
+    const flood = `head\0-c\0${bytes}\0/dev/zero\0`;
+    await until(() => pidsRunning(flood).some(blockedInWrite), 30_000);
     session.child.stdout.resume();
-    expect((await started).result).toEqual({ processId: 'flood', sandboxType: 'none' });
+    // 80 MiB as base64 JSON takes a loaded machine a while: deadlines of their own, not the default 10 s.
+    const answer = await session.waitFor((m) => m.id === id && ('result' in m || 'error' in m), 50_000);
+    expect(answer.result).toEqual({ processId: 'flood', sandboxType: 'none' });
+    await session.waitFor((m) => m.method === 'process/closed' && m.params?.processId === 'flood', 50_000);
     const events = await session.finished('flood');
     const seqs = events.map((m) => Number(m.params!.seq));
     expect(seqs).toEqual(seqs.map((_seq, index) => index + 1));
@@ -469,7 +523,7 @@ describe('a slow client', () => {
       .filter((m) => m.method === 'process/output')
       .reduce((sum, m) => sum + Buffer.from(String(m.params!.chunk), 'base64').length, 0);
     expect(total).toBe(bytes);
-  }, 60_000);
+  }, 150_000);
 });
 
 describe('fs methods (T6)', () => {

@@ -157,7 +157,10 @@ export async function startWebSocketServer(tokenFile: string, extra: string[] = 
   };
 }
 
-/** The workspace-write context the Codex 0.169.0 client sends (spec §7.1), for `workspace`. */
+/**
+ * The workspace-write context the Codex 0.169.0 client sends (docs/reference/exec-server-protocol.md §6),
+ * for `workspace`.
+ */
 export function workspaceWriteContext(workspace: string, extra: object[] = []) {
   return codexWorkspaceWriteContext(uri(workspace), extra as WireFileSystemEntry[]);
 }

@@ -111,12 +111,22 @@ describe('WebSocket listener', () => {
     const sessionId = String((await first.handshake()).result!.sessionId);
     const pid = await startSleeper(first, dir, 'keep');
     await first.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(isAlive(pid)).toBe(true);
 
-    const second = await connect(url, 'sesame');
-    onTestFinished(() => second.close());
-    expect((await second.handshake(sessionId)).result!.sessionId).toBe(sessionId);
+    // Resumed once the server has taken the disconnect (until then the session is still attached, and
+    // a resume is refused with -32010): polled with new connections instead of a pause.
+    let second = await connect(url, 'sesame');
+    let resumed = await second.handshake(sessionId);
+    const deadline = Date.now() + 15_000;
+    while (resumed.error?.code === -32010 && Date.now() < deadline) {
+      await second.close();
+      second = await connect(url, 'sesame');
+      resumed = await second.handshake(sessionId);
+    }
+    const resumedClient = second;
+    onTestFinished(() => resumedClient.close());
+    expect(resumed.result?.sessionId, JSON.stringify(resumed)).toBe(sessionId);
+    // Kept across the disconnect.
+    expect(isAlive(pid)).toBe(true);
     const read = (await second.request('process/read', { processId: 'keep' })).result!;
     expect(Buffer.from((read.chunks as { chunk: string }[])[0]!.chunk, 'base64').toString()).toBe(
       'hello-keep\n',

@@ -56,6 +56,12 @@ describe('TOML documents', () => {
 });
 
 describe('user config', () => {
+  it('reads early_exit_window_ms, and leaves it out when absent', () => {
+    expect(userConfig('early_exit_window_ms = 2000\n').earlyExitWindowMs).toBe(2000);
+    expect(userConfig('early_exit_window_ms = 0\n').earlyExitWindowMs).toBe(0);
+    expect(userConfig('allow_login_shell = true\n')).not.toHaveProperty('earlyExitWindowMs');
+  });
+
   it('reads features, profiles, the default profile, login shells and zsh-fork paths', () => {
     const config = userConfig(`profile = "work"
 allow_login_shell = false
@@ -123,7 +129,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, features, profiles, zsh_fork, bwrap_path, environments, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, early_exit_window_ms, features, profiles, zsh_fork, bwrap_path, environments, hooks, auto_review, approvals_reviewer, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',
@@ -143,6 +149,14 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
       `${FILE}:2:1: profiles.work.features.shell_tool must be true or false, got 1`,
     ],
     ['allow_login_shell = "no"\n', `${FILE}:1:1: allow_login_shell must be true or false, got "no"`],
+    [
+      'early_exit_window_ms = 60001\n',
+      `${FILE}:1:1: early_exit_window_ms must be a whole number of milliseconds from 0 to 60000, got 60001`,
+    ],
+    [
+      'early_exit_window_ms = 1.5\n',
+      `${FILE}:1:1: early_exit_window_ms must be a whole number of milliseconds from 0 to 60000, got 1.5`,
+    ],
     ['[zsh_fork]\nzsh_path = "zsh"\n', `${FILE}:2:1: zsh_fork.zsh_path must be an absolute path, got "zsh"`],
     ['[zsh_fork]\nzsh = "/bin/zsh"\n', `${FILE}:2:1: unknown key zsh_fork.zsh (did you mean "zsh_path"?)`],
     [

@@ -76,6 +76,11 @@ export {
   type UnixSocketEntry,
 } from './resolve-network.js';
 export {
+  type ResolvedReviewCommand,
+  type ReviewResolution,
+  resolveReviewSettings,
+} from './resolve-review-settings.js';
+export {
   type Chosen,
   DEFAULT_SANDBOX_MODE,
   type DenyReadEntry,
@@ -83,6 +88,16 @@ export {
   resolveSessionSettings,
   type SessionResolution,
 } from './resolve-session-settings.js';
+export {
+  type ApprovalsReviewer,
+  approvalsReviewers,
+  DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS,
+  DEFAULT_HOOK_TIMEOUT_SECONDS,
+  MAX_REVIEW_TIMEOUT_SECONDS,
+  parseReviewConfig,
+  type ReviewCommandConfig,
+  type ReviewConfig,
+} from './review-settings.js';
 export {
   type Located,
   PROFILE_SESSION_KEYS,

@@ -17,6 +17,12 @@ import {
 import { describe, type FeatureTable, parseFeatureTable } from './feature-table.js';
 import { type NetworkSetting, parseNetworkSetting, parseUnixSocketEntries } from './network-setting.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
+import {
+  type ApprovalsReviewer,
+  approvalsReviewers,
+  parseReviewConfig,
+  type ReviewConfig,
+} from './review-settings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /**
@@ -44,6 +50,13 @@ export interface Requirements {
   allowedEnvironments?: { values: string[]; location: SourceLocation };
   /** `[environments.<name>]` the administrator defines, sorted by name; no user config can redefine them. */
   environments: RemoteEnvironmentConfig[];
+  /** `allowed_approvals_reviewers`: who may answer approvals (`["auto_review"]` pins the automatic reviewer). */
+  allowedApprovalsReviewers?: { values: ApprovalsReviewer[]; location: SourceLocation };
+  /**
+   * `[[hooks.permission_request]]` that always run (before the user's, which cannot remove them) and
+   * `[auto_review]`, the automatic reviewer no user config can replace.
+   */
+  review: Omit<ReviewConfig, 'approvalsReviewer'>;
   warnings: string[];
 }
 
@@ -57,6 +70,9 @@ const KEYS = [
   'allow_unix_sockets',
   'allowed_environments',
   'environments',
+  'allowed_approvals_reviewers',
+  'hooks',
+  'auto_review',
 ];
 
 const BACKEND_ID = { pattern: /^[a-z][a-z0-9-]*$/, rule: 'a backend id (lowercase letters, digits, dashes)' };
@@ -104,6 +120,8 @@ export function parseRequirements(document: TomlDocument): Requirements {
           },
     allowedEnvironments,
     environments,
+    allowedApprovalsReviewers: stringList(document, 'allowed_approvals_reviewers', approvalsReviewers),
+    review: parseReviewConfig(document, { approvalsReviewer: false }),
     warnings: [...features.warnings],
   };
 }

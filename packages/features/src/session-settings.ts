@@ -6,6 +6,7 @@ import {
   granularPromptKinds,
   isAbsolutePath,
   type SandboxMode,
+  type ShellEnvironmentPolicy,
   sandboxModes,
   simpleApprovalPolicies,
 } from '@ux/protocol/core';
@@ -47,14 +48,9 @@ export interface WorkspaceWriteSettings extends SandboxNetworkSettings {
 /** `[sandbox_read_only]`: read-only mode's network and unix sockets (it has nothing else to set). */
 export type ReadOnlySettings = SandboxNetworkSettings;
 
-/** `[shell_environment_policy]`: which host variables commands start from (Codex's key names). */
-export interface ShellEnvironmentPolicy {
-  inherit?: 'all' | 'core' | 'none';
-  ignoreDefaultExcludes?: boolean;
-  exclude?: string[];
-  includeOnly?: string[];
-  set?: Record<string, string>;
-}
+/** `[shell_environment_policy]`: which host variables commands start from (Codex's key names). The one
+ * policy type and its semantics live in `@ux/protocol/core`. */
+export type { ShellEnvironmentPolicy };
 
 /** The session keys of a config file or one of its profiles; absent keys were not written. */
 export interface SessionSettings {
@@ -196,7 +192,7 @@ export function parseSessionSettings(
       const setPath = [...path, 'set'];
       if (!isTable(section.set))
         throw document.error(setPath, `${formatKeyPath(setPath)} must be a table of strings`);
-      policy.set = {};
+      const set: Record<string, string> = {};
       for (const [variable, value] of Object.entries(section.set)) {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable))
           throw document.error(
@@ -208,8 +204,9 @@ export function parseSessionSettings(
             [...setPath, variable],
             `${formatKeyPath([...setPath, variable])} must be a string, got ${describe(value)}`,
           );
-        policy.set[variable] = value;
+        set[variable] = value;
       }
+      policy.set = set;
     }
     settings.shellEnvironmentPolicy = { value: policy, location: document.locate(path) };
   }

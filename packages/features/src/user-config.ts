@@ -2,6 +2,7 @@ import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
 import { parseEnvironments, type RemoteEnvironmentConfig } from './environment-config.js';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
+import { parseReviewConfig, REVIEW_KEYS, type ReviewConfig } from './review-settings.js';
 import {
   type Located,
   PROFILE_SESSION_KEYS,
@@ -21,22 +22,32 @@ export interface UserConfig {
   /** Approval policy, sandbox mode and the other keys of a session. */
   session: SessionSettings;
   allowLoginShell?: boolean;
+  /**
+   * `early_exit_window_ms`: how long after a sandboxed command starts a failure still counts as a
+   * sandbox denial (default 150; 0–60000). Raise it on machines so loaded that a denied command takes
+   * longer than that to fail.
+   */
+  earlyExitWindowMs?: number;
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
   /** `bwrap_path`: the bubblewrap binary to use instead of the first `bwrap` on PATH. */
   bwrapPath?: Located<string>;
   /** `[environments.<name>]`: remote environments, sorted by name (checked against requirements on resolution). */
   environments: RemoteEnvironmentConfig[];
+  /** `[[hooks.permission_request]]`, `[auto_review]` and `approvals_reviewer`. */
+  review: ReviewConfig;
   warnings: string[];
 }
 
 const TOP_LEVEL_KEYS = [
   'profile',
   'allow_login_shell',
+  'early_exit_window_ms',
   'features',
   'profiles',
   'zsh_fork',
   'bwrap_path',
   'environments',
+  ...REVIEW_KEYS,
   ...SESSION_KEYS,
 ];
 const PROFILE_KEYS = ['features', ...PROFILE_SESSION_KEYS];
@@ -91,6 +102,18 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     allowLoginShell = root.allow_login_shell;
   }
 
+  let earlyExitWindowMs: number | undefined;
+  if (root.early_exit_window_ms !== undefined) {
+    const value = root.early_exit_window_ms;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 60_000) {
+      throw document.error(
+        ['early_exit_window_ms'],
+        `early_exit_window_ms must be a whole number of milliseconds from 0 to 60000, got ${describe(value)}`,
+      );
+    }
+    earlyExitWindowMs = value;
+  }
+
   let zshFork: UserConfig['zshFork'];
   if (root.zsh_fork !== undefined) {
     if (!isTable(root.zsh_fork)) throw document.error(['zsh_fork'], 'zsh_fork must be a table');
@@ -124,15 +147,18 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
 
   const environments = parseEnvironments(document, ['environments']);
   const session = parseSessionSettings(document, []);
+  const review = parseReviewConfig(document);
   return {
     file: document.file,
     features,
     profile,
     profiles,
     allowLoginShell,
+    ...(earlyExitWindowMs === undefined ? {} : { earlyExitWindowMs }),
     zshFork,
     bwrapPath,
     environments,
+    review,
     session,
     warnings,
   };

@@ -137,11 +137,13 @@ describe('bad input', () => {
     slow.write('CONNECT allowed.test:443 HTTP/1.1\r\n');
     const started = Date.now();
     await Promise.all([readAll(silent), readAll(slow)]);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Closed by this proxy's 150 ms, not by the 30 s default (the only bound no loaded machine breaks;
+    // the test may run past 30 s so that a proxy on the default fails here, not on the test timeout).
+    expect(Date.now() - started).toBeLessThan(30_000);
     silent.destroy();
     slow.destroy();
     await idle();
-  });
+  }, 60_000);
 });
 
 describe('tunnels that end', () => {

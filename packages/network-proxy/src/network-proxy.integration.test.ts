@@ -544,7 +544,8 @@ describe('asking about unknown hosts', () => {
     const plain = proxiedGet(endpoint, `http://unknown.test:${origin.port}/one`);
     const tunnel = httpConnect(endpoint, `Unknown.Test.:${echo.port}`);
     const socks = socks5Request(endpoint, { type: 'domain', host: 'unknown.test' }, echo.port);
-    await eventually(() => proxy.connections().length === 3, 3_000, 'three waiting connections');
+    await eventually(() => proxy.connections().length === 3, 15_000, 'three waiting connections');
+    expect(proxy.connections()).toHaveLength(3);
     expect(proxy.connections().every((connection) => connection.decision === undefined)).toBe(true);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.request.host).toBe('unknown.test');

@@ -323,7 +323,11 @@ export function curl(args: string[]): Promise<CurlResult> {
 }
 
 /** Polls until `check` holds (or throws after `timeoutMs`). */
-export async function eventually(check: () => boolean, timeoutMs = 3_000, what = 'condition'): Promise<void> {
+export async function eventually(
+  check: () => boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -24,6 +24,7 @@ export { isOp } from './events/is-op.js';
 export type { Op } from './events/op.js';
 export * from './events/ux-event.js';
 export { decodeBase64, isBase64 } from './exec-server/base64.js';
+export { decodeEnvPolicy, encodeEnvPolicy } from './exec-server/env-policy-codec.js';
 export { fileUriFromPath, pathFromFileUri } from './exec-server/file-uri.js';
 export { describeWireIssues, invalidWireValue } from './exec-server/invalid-wire-value.js';
 export { LineSplitter } from './exec-server/line-splitter.js';
@@ -117,6 +118,13 @@ export {
 export { type SandboxMode, sandboxModes } from './policy/sandbox-modes.js';
 export type { AdditionalPermissions, SandboxPermissions } from './policy/sandbox-permissions.js';
 export type { SandboxPolicy } from './policy/sandbox-policy.js';
+export {
+  applyShellEnvironmentPolicy,
+  CORE_ENVIRONMENT_VARIABLES,
+  DEFAULT_ENVIRONMENT_EXCLUDES,
+  excludedByShellEnvironmentPolicy,
+  type ShellEnvironmentPolicy,
+} from './policy/shell-environment-policy.js';
 export type { ApprovalRequest, NetworkApprovalContext } from './review/approval-request.js';
 export { isApproval } from './review/is-approval.js';
 export { isReviewDecision } from './review/is-review-decision.js';
@@ -127,6 +135,11 @@ export type {
 } from './review/review-decision.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
 export { prependPathLine } from './text/prepend-path-line.js';
+export {
+  type WindowsCommandLineOptions,
+  windowsArgumentsLine,
+  windowsCommandLine,
+} from './text/windows-command-line.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';
 export type { ExecResult } from './tools/exec-result.js';

@@ -189,14 +189,15 @@ function liveHelpers(): number[] {
 }
 
 async function expectNoHelperLeft(): Promise<void> {
-  const deadline = Date.now() + 2_000;
+  // Generous: a loaded machine takes its time to reap; a helper that leaks stays for good.
+  const deadline = Date.now() + 15_000;
   while (liveHelpers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(liveHelpers(), 'a network helper outlived its command').toEqual([]);
 }
 
-/** Polls `probe` until it returns something (2 s at most). */
+/** Polls `probe` until it returns something (15 s at most: generous, since machines are noisy). */
 async function eventually<T>(probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 2_000;
+  const deadline = Date.now() + 15_000;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
@@ -530,7 +531,7 @@ except ChildProcessError:
       },
     });
     expect(interrupted.exitCode).toBe(130);
-    const started = Date.now();
+    // It ignores SIGTERM and loops for ever: that the run ends at all is the proof (no clock needed).
     const stubborn = await sandboxed("trap '' TERM; echo ready; while :; do sleep 0.1; done", {
       network: 'proxied',
       allowUnixSockets: [join(outside, 'a.sock')],
@@ -542,7 +543,6 @@ except ChildProcessError:
     });
     // SIGKILL of the group after the grace: bwrap dies, and the helper (its own session) with it.
     expect(stubborn.exitCode).not.toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 

@@ -96,10 +96,10 @@ interface MountOp {
 }
 
 /**
- * The bwrap command for one request (spec sandbox-backends §2.2.2–2.2.3): read-only root (or only the
- * readable roots), a private /dev, writable roots with their protected carve-outs read-only, deny-read
- * masks, private user/pid/ipc/uts (and net) namespaces, no capabilities, a private /proc, the seccomp
- * program on fd 3. Pure: it only reads through `host.fs`.
+ * The bwrap command for one request (docs/reference/sandbox.md §6; the order in docs/sandbox-bwrap.md):
+ * read-only root (or only the readable roots), a private /dev, writable roots with their protected
+ * carve-outs read-only, deny-read masks, private user/pid/ipc/uts (and net) namespaces, no capabilities,
+ * a private /proc, the seccomp program on fd 3. Pure: it only reads through `host.fs`.
  */
 export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPlan {
   if (request.argv.length === 0) throw new MissingCommandLineError();

@@ -14,7 +14,7 @@ const DENIAL_MARKS = [
 const SETUP_FAILED_EXIT = 125;
 
 /**
- * bwrap's own reading of an exit (spec sandbox-backends §2.2.11): EROFS, EPERM, EACCES and network
+ * bwrap's own reading of an exit (docs/reference/sandbox.md §9): EROFS, EPERM, EACCES and network
  * failures are denials, as is a seccomp kill (exit 159). A failure of bwrap itself (`bwrap: …`), or of
  * `ux-sandbox-exec` setting up the filter, the proxy bridge or the connect supervisor (exit 125,
  * `ux: sandbox setup failed: …`), is not: the command did not run, so offering to run it without the

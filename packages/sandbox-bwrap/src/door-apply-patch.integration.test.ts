@@ -38,6 +38,9 @@ afterAll(() => backend.close());
 function door(answer: ReviewDecision = { type: 'approved' }) {
   const name = `case-${Math.random().toString(36).slice(2, 8)}`;
   const cwd = join(root, name, 'workspace');
+  // A HOME of its own, empty: no start-up file of this machine runs in these shells.
+  const home = join(root, name, 'home');
+  mkdirSync(home, { recursive: true });
   mkdirSync(join(cwd, '.git'), { recursive: true });
   writeFileSync(join(cwd, '.git', 'config'), '[core]\n\tbare = false\n');
   const prompts: ApprovalRequest[] = [];
@@ -68,7 +71,7 @@ function door(answer: ReviewDecision = { type: 'approved' }) {
     }),
     cwd,
     userShell: '/bin/bash',
-    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
   });
   const events: UxEvent[] = [];
   exec.onEvent((event) => events.push(event));

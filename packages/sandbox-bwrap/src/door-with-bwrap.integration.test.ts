@@ -1,5 +1,5 @@
-// The door with the real sandbox: spec §11.1 scenarios 23 and 24, the §11.3 approval scenarios, and
-// the worked example of the project's seed material.
+// The door with the real sandbox: scenarios 23 and 24 of docs/reference/door.md §15.1, the approval
+// scenarios of docs/reference/door.md §15.3, and the worked example of the project's seed material.
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,9 @@ function door(
 ) {
   const name = `case-${Math.random().toString(36).slice(2, 8)}`;
   const cwd = join(root, name, 'workspace');
+  // A HOME of its own, empty: no start-up file of this machine runs in these shells.
+  const home = join(root, name, 'home');
+  mkdirSync(home, { recursive: true });
   const outside = join(root, name, 'outside');
   mkdirSync(cwd, { recursive: true });
   mkdirSync(outside, { recursive: true });
@@ -96,7 +99,7 @@ function door(
     cwd,
     userShell: '/bin/bash',
     deterministicIds: true,
-    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
     ...(options.earlyExitWindowMs === undefined ? {} : { earlyExitWindowMs: options.earlyExitWindowMs }),
   });
   const events: UxEvent[] = [];
@@ -118,7 +121,7 @@ const receipt = (text: string) => ({
 const ctx = (callId = 'call-1') => ({ callId });
 const sandboxedSpawn = (request: SpawnRequest) => request.argv.includes('--unshare-user');
 
-describe('§11.1 with the real sandbox', () => {
+describe('docs/reference/door.md §15.1 with the real sandbox', () => {
   it('23. runs a command under read-only, never', async () => {
     const { exec, begins } = door('never', { type: 'read-only', network_access: false });
     const result = receipt((await exec.execCommand({ cmd: "echo 'hello'", login: false }, ctx())).text);
@@ -151,7 +154,7 @@ describe('§11.1 with the real sandbox', () => {
   });
 });
 
-describe('§11.3 approvals with the real sandbox', () => {
+describe('docs/reference/door.md §15.3 approvals with the real sandbox', () => {
   it('on-failure: a sandbox error asks to retry without the sandbox, and the retry succeeds', async () => {
     const { exec, cwd, prompts, begins } = door(
       'on-failure',

@@ -81,6 +81,9 @@ interface DoorOptions {
 function door(options: DoorOptions = {}) {
   const name = `case-${Math.random().toString(36).slice(2, 8)}`;
   const cwd = join(root, name, 'workspace');
+  // A HOME of its own, empty: no start-up file of this machine runs in these shells.
+  const home = join(root, name, 'home');
+  mkdirSync(home, { recursive: true });
   const outside = join(root, name, 'outside');
   mkdirSync(cwd, { recursive: true });
   mkdirSync(outside, { recursive: true });
@@ -113,7 +116,7 @@ function door(options: DoorOptions = {}) {
     cwd,
     userShell: '/bin/bash',
     deterministicIds: true,
-    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    baseEnvironment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
     escalationBroker: broker,
   });
   const events: UxEvent[] = [];
@@ -341,7 +344,7 @@ describe('ZshFork: policy applies to every program a script runs', () => {
     }).stdout.trim();
     expect(escalated).not.toBe('');
     await exec.cleanBackgroundTerminals();
-    const deadline = Date.now() + 3000;
+    const deadline = Date.now() + 15_000;
     while (running() !== '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(running()).toBe('');
   });

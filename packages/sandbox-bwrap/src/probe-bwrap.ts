@@ -105,7 +105,7 @@ export async function probeBwrapRun(
   return explainFailure((result.stderr || result.stdout).trim());
 }
 
-/** The reason and the fix for a bwrap start-up failure (spec sandbox-backends §2.2.7, §4.2). */
+/** The reason and the fix for a bwrap start-up failure (docs/reference/sandbox.md §6). */
 export function explainFailure(stderr: string): SandboxProbe & { available: false } {
   const text = stderr || 'bwrap exited without a message';
   if (/setting up uid map: Permission denied|RTM_NEWADDR|RTM_NEWLINK/.test(text)) {

@@ -1,8 +1,7 @@
 import { chmodSync, copyFileSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@ux/test-utils';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createBwrapSandbox } from './create-bwrap-sandbox.js';
+import { describe, expect, it } from 'vitest';
 import { readProbeCache, writeProbeCache } from './probe-cache.js';
 
 const PROBE = { version: '0.8.0', disableUserns: true, argv0: false };
@@ -40,22 +39,5 @@ describe('the bwrap probe cache', () => {
     chmodSync(cache, 0o600);
     writeFileSync(cache, '{not json');
     expect(readProbeCache(cache, binary)).toBeUndefined();
-  });
-
-  it('spares the next backend the probe: it takes the remembered features', async () => {
-    const { dir } = fakeBinary();
-    const cache = join(dir, 'real', 'bwrap-probe.json');
-    const firstBackend = createBwrapSandbox({ probeCacheFile: cache });
-    onTestFinished(() => firstBackend.close());
-    const first = await firstBackend.probe();
-    expect(first.available).toBe(true);
-    // Flip a remembered feature (keeping the key): a backend that reads the cache reports the flip.
-    const entry = JSON.parse(readFileSync(cache, 'utf8'));
-    entry.probe.argv0 = !entry.probe.argv0;
-    writeFileSync(cache, JSON.stringify(entry), { mode: 0o600 });
-    const secondBackend = createBwrapSandbox({ probeCacheFile: cache });
-    onTestFinished(() => secondBackend.close());
-    const second = await secondBackend.probe();
-    expect(second.available && second.details?.argv0).toBe(entry.probe.argv0);
   });
 });

@@ -1,36 +1,16 @@
-export { capabilitySidFor, randomRunSid } from './capability-sid.js';
+// The public API: the backend, its pure planner, probe and denial classifier, and the job objects a
+// host hands to `@ux/spawn`'s Windows spawner. The launcher and the Win32 surface behind it (koffi
+// bindings, declarations, access masks, launch spec, SIDs, paths) are private to the
+// package: the launcher runs from `dist/windows-token-launcher.js`, which a plan's argv names. Command
+// lines are quoted by `windowsCommandLine` of `@ux/protocol`, shared with `@ux/spawn`.
 export { classifyWindowsDenial } from './classify-windows-denial.js';
-export { environmentBlock, loadKoffiWin32Api } from './koffi-win32-api.js';
-export {
-  decodeLaunchSpec,
-  encodeLaunchSpec,
-  parseLauncherArguments,
-  type WindowsTokenLaunchSpec,
-} from './launch-spec.js';
-export { launcherMain, nodeLauncherHost } from './launcher-main.js';
+export { loadKoffiJobObjects } from './koffi-job-objects.js';
 export {
   nodeWindowsTokenProbeHost,
   probeWindowsToken,
   type WindowsTokenProbeHost,
 } from './probe-windows-token.js';
-export {
-  LAUNCHER_FAILURE_EXIT_CODE,
-  type LauncherHost,
-  runWindowsTokenLauncher,
-} from './run-windows-token-launcher.js';
-export * from './win32-access.js';
-export {
-  type CreatedProcess,
-  type CreateProcessOptions,
-  type ResolvedAce,
-  type Win32Api,
-  Win32CallError,
-  type Win32Handle,
-} from './win32-api.js';
-export { declareWin32Types, WIN32_FUNCTIONS, type Win32FunctionName } from './win32-declarations.js';
-export { LONG_PATH_THRESHOLD, normalizeWin32Path, win32ApiPath } from './win32-path.js';
-export { windowsCommandLine } from './windows-command-line.js';
-export { DEAD_PROXY, type WindowsSandboxEnv, windowsSandboxEnv } from './windows-sandbox-env.js';
+export type { Win32Job, Win32JobObjects } from './win32-job-objects.js';
 export {
   type AceTrustee,
   planWindowsToken,

@@ -1,7 +1,7 @@
+import { windowsCommandLine } from '@ux/protocol/core';
 import type { WindowsTokenLaunchSpec } from './launch-spec.js';
 import { LOCAL_SYSTEM_SID } from './win32-access.js';
 import type { ResolvedAce, Win32Api, Win32Handle } from './win32-api.js';
-import { windowsCommandLine } from './windows-command-line.js';
 
 /** The launcher's own failures (not the command's) exit with this code, like `env` and `docker run`. */
 export const LAUNCHER_FAILURE_EXIT_CODE = 125;
@@ -66,7 +66,7 @@ export async function runWindowsTokenLauncher(
     job = api.createJobObject();
     api.setKillOnJobClose(job);
     const child = api.createProcessAsUser(token, {
-      commandLine: windowsCommandLine(argv),
+      commandLine: windowsCommandLine(argv, { tool: 'sandbox plan' }),
       env: host.env,
       cwd: host.cwd,
       inheritStdio: !spec.tty,

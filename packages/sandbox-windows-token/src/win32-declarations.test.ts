@@ -1,5 +1,6 @@
 import koffi from 'koffi';
 import { describe, expect, it } from 'vitest';
+import { JOB_PORT_FUNCTIONS } from './koffi-job-objects.js';
 import { declareWin32Types, WIN32_FUNCTIONS } from './win32-declarations.js';
 
 // koffi loads on Linux; declaring types and parsing prototypes needs no Windows DLL, so a typo in a
@@ -11,6 +12,16 @@ describe('Win32 declarations for koffi', () => {
     for (const [name, [dll, prototype]] of Object.entries(WIN32_FUNCTIONS)) {
       expect(['advapi32.dll', 'kernel32.dll']).toContain(dll);
       expect(koffi.proto(prototype).name, prototype).toBe(name);
+    }
+  });
+
+  // One test parses every prototype: koffi's registry is process-wide and refuses a name twice.
+  it("parses the job objects' prototypes too, each kernel32's, and the same where both declare one", () => {
+    for (const [name, [dll, prototype]] of Object.entries(JOB_PORT_FUNCTIONS)) {
+      expect(dll).toBe('kernel32.dll');
+      const shared = WIN32_FUNCTIONS[name as keyof typeof WIN32_FUNCTIONS];
+      if (shared) expect(shared[1], name).toBe(prototype);
+      else expect(koffi.proto(prototype).name, prototype).toBe(name);
     }
   });
 

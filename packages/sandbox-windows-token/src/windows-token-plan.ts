@@ -11,6 +11,7 @@ import {
   type SandboxEnforcement,
   type SandboxPlanRequest,
   SandboxUnavailableError,
+  windowsCommandLine,
 } from '@ux/protocol/core';
 import { capabilitySidFor } from './capability-sid.js';
 import { encodeLaunchSpec, type WindowsTokenLaunchSpec } from './launch-spec.js';
@@ -26,7 +27,6 @@ import {
   WRITE_RESTRICTED,
 } from './win32-access.js';
 import { normalizeWin32Path, win32ApiPath } from './win32-path.js';
-import { windowsCommandLine } from './windows-command-line.js';
 import { windowsSandboxEnv } from './windows-sandbox-env.js';
 
 /**
@@ -105,7 +105,7 @@ export function planWindowsToken(
   if (!isAbsolutePath(request.cwd)) {
     throw invalid('cwd', `must be an absolute path, got ${JSON.stringify(request.cwd)}`);
   }
-  const commandLine = windowsCommandLine(request.argv);
+  const commandLine = windowsCommandLine(request.argv, { tool: 'sandbox plan' });
   const sandboxId = facts.sandboxId ?? 'default';
   // An outer sandbox decides the network of an external-sandbox command; otherwise fail closed on what
   // this backend cannot hold a command to.
@@ -282,7 +282,7 @@ export function planWindowsToken(
     '--',
     ...request.argv,
   ];
-  const length = windowsCommandLine(argv).length;
+  const length = windowsCommandLine(argv, { tool: 'sandbox plan' }).length;
   if (length > MAX_COMMAND_LINE) {
     throw invalid(
       'policy',

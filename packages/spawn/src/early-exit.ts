@@ -20,15 +20,18 @@ export type EarlyExit =
  * stalls (a grammar compiled on first use, a large JSON parse), the expired timer runs before the
  * I/O phase that would deliver the exit. So when the timer wins, pending I/O gets one turn of the loop
  * before the verdict: a process that had exited by then still counts as an early exit.
+ *
+ * An aborted `signal` (the call was interrupted, or the session is shutting down) ends the wait at once,
+ * as if the window had passed: the caller gets its live process back to keep or to end.
  */
 export async function waitForEarlyExit(
   process: ExecProcess,
   tracker: OutputTracker,
-  options: { graceMs?: number; settleMs?: number } = {},
+  options: { graceMs?: number; settleMs?: number; signal?: AbortSignal } = {},
 ): Promise<EarlyExit> {
   const status =
     process.exitStatus() ??
-    (await raceTimeout(process.exited, options.graceMs ?? EARLY_EXIT_GRACE_PERIOD_MS)) ??
+    (await raceTimeout(process.exited, options.graceMs ?? EARLY_EXIT_GRACE_PERIOD_MS, options.signal)) ??
     (await afterPendingEvents(process));
   if (!status) return { exited: false };
   if (!tracker.outputClosed)
@@ -42,16 +45,21 @@ async function afterPendingEvents(process: ExecProcess): Promise<ExitStatus | un
   return process.exitStatus();
 }
 
-async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+async function raceTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
+  if (signal?.aborted) return undefined;
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     return await Promise.race([
       promise,
       new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), ms);
+        onAbort = () => resolve(undefined);
+        signal?.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -2,6 +2,7 @@
 export { HeadTailBuffer } from '@ux/protocol/core';
 export { type EarlyExit, waitForEarlyExit } from './early-exit.js';
 export { exitStatusFrom } from './exit-status.js';
+export { type LaunchPlannedOptions, launchPlanned, type PlannedLaunch } from './launch-planned.js';
 export { createLocalSpawner, type LocalSpawner, type LocalSpawnerSettings } from './local-spawner.js';
 export { OutputTracker } from './output-tracker.js';
 export {
@@ -22,3 +23,28 @@ export {
   type SpawnEscalation,
 } from './spawn-escalation.js';
 export { decideSpawnKind, type SpawnKind, type SpawnKindInput } from './spawn-kind.js';
+export {
+  STATUS_CONTROL_C_EXIT,
+  WINDOWS_TERMINATE_EXIT_CODE,
+  windowsExitStatus,
+} from './windows-exit-status.js';
+export type { WindowsJob, WindowsJobObjects } from './windows-job-objects.js';
+export {
+  nodeWindowsPathKind,
+  type WindowsPathKind,
+  windowsEnvValue,
+  windowsProgramPath,
+} from './windows-program-path.js';
+export type { WindowsPty } from './windows-pty-process.js';
+export {
+  planWindowsSpawn,
+  WINDOWS_MAX_COMMAND_LINE,
+  type WindowsPipeSpawnOptions,
+  type WindowsPtySpawnOptions,
+  type WindowsSpawnPlan,
+} from './windows-spawn-plan.js';
+export {
+  createWindowsSpawner,
+  type WindowsSpawner,
+  type WindowsSpawnerSettings,
+} from './windows-spawner.js';

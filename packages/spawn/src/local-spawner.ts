@@ -20,6 +20,7 @@ import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest, SpawnEscalation } from './spawn-escalation.js';
 import { decideSpawnKind } from './spawn-kind.js';
+import { createWindowsSpawner, type WindowsSpawnerSettings } from './windows-spawner.js';
 
 export interface LocalSpawnerSettings {
   /** Path of the compiled `ux-spawn-helper`; defaults to the one built with this package. */
@@ -30,6 +31,14 @@ export interface LocalSpawnerSettings {
    * child. PTY children always go through it.
    */
   fdHygiene?: 'auto' | 'always';
+  /**
+   * The platform to spawn for (default `process.platform`). On `win32` the Windows spawner
+   * (`createWindowsSpawner`, ConPTY and pipes in job objects) is returned instead; the POSIX settings
+   * above do not apply there. Given explicitly, it lets tests check the routing anywhere.
+   */
+  platform?: NodeJS.Platform;
+  /** Settings of the Windows spawner, used when the platform is `win32` (job objects: see there). */
+  windows?: WindowsSpawnerSettings;
 }
 
 export interface LocalSpawner extends Spawner {
@@ -44,9 +53,11 @@ export interface LocalSpawner extends Spawner {
 /**
  * Starts commands on this machine: pipes through child_process, PTYs through node-pty. Every child
  * leads its own process group and session, gets exactly the environment it is given, inherits no
- * descriptor beyond stdio, and is killed with its whole group if the host dies.
+ * descriptor beyond stdio, and is killed with its whole group if the host dies. On Windows it is the
+ * Windows spawner (`createWindowsSpawner`), chosen by `settings.platform`.
  */
 export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSpawner {
+  if ((settings.platform ?? process.platform) === 'win32') return createWindowsSpawner(settings.windows);
   // Found on first use: resolving the package costs a couple of milliseconds at start-up.
   let helperPath = settings.helperPath;
   const helper = () => {

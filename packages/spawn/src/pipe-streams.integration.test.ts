@@ -1,5 +1,6 @@
 // What an exec-server needs from a local pipe process: the stream each chunk came from, and
 // back-pressure (a paused process blocks once its pipe is full, and loses nothing).
+import { readdirSync, readFileSync } from 'node:fs';
 import { runToEnd } from '@ux/protocol/testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -14,6 +15,21 @@ beforeAll(async () => {
   await warmUpSpawner(spawner);
 });
 useLeakCheck();
+
+/** A process whose command line (NUL-separated) is `cmdline` sleeps in a write to a full pipe. */
+function blockedWriters(cmdline: string): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') !== cmdline) continue;
+      if (/pipe_write|sock_alloc_send|unix_stream_sendmsg/.test(readFileSync(`/proc/${name}/wchan`, 'utf8')))
+        return true;
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return false;
+}
 
 describe('pipe process streams', () => {
   it('names the stream of each chunk', async () => {
@@ -48,7 +64,12 @@ describe('pipe process streams', () => {
       received += chunk.length;
     });
     child.pauseOutput?.();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the writer blocks: `head` sleeps in a write to the full pipe.
+    const writer = `head\0-c\0${bytes}\0/dev/zero\0`;
+    const deadline = Date.now() + 15_000;
+    while (!blockedWriters(writer) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(blockedWriters(writer)).toBe(true);
     // At most what the pipes and Node's read-ahead hold: far less than the 4 MiB it wants to write.
     expect(received).toBeLessThan(bytes / 2);
     expect(child.exitStatus()).toBeUndefined();

@@ -14,7 +14,7 @@ export interface CollectResult {
 
 /**
  * Drains a process's buffer until the deadline, or until the process has exited and its output closed
- * (at most 50 ms after the exit). Output arriving early does not end the wait (spec §3.7). While the
+ * (at most 50 ms after the exit). Output arriving early does not end the wait (docs/reference/door.md §6). While the
  * session is paused the clocks stop. An aborted signal ends the wait at once; the process is untouched.
  *
  * It waits on listeners registered once per call (output, exit, pause, abort) and a timer per turn:

@@ -72,7 +72,10 @@ export class CollectedOutput {
     return this.assemble(COLLECTED_KEEP_BYTES, COLLECTED_KEEP_BYTES);
   }
 
-  /** The model's view under a token budget (spec §3.9), the same as `formattedTruncate` of the whole. */
+  /**
+   * The model's view under a token budget (docs/reference/door.md §8), the same as `formattedTruncate`
+   * of the whole.
+   */
   truncated(maxTokens: number): string {
     if (this.complete) return formattedTruncate(this.text(), maxTokens);
     const budget = Math.max(0, maxTokens) * APPROX_BYTES_PER_TOKEN;

@@ -6,21 +6,22 @@ import type { Orchestrator } from '@ux/orchestrator';
 import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  excludedByShellEnvironmentPolicy,
   execCommandToolDefinition,
   isOp,
   type NetworkAccessEvent,
   type Op,
+  type ShellEnvironmentPolicy,
   shellCommandToolDefinition,
   type ToolDefinition,
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
 import type { EscalationBroker } from '@ux/zsh-fork';
-import { type EnvironmentPolicy, excludedByPolicy } from './build-environment.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import type { DoorEnvironment } from './door-environments.js';
 import { execCommand } from './exec-command.js';
-import { endOutput } from './output-stream.js';
+import { execCommandEndEvent } from './exec-command-end-event.js';
 import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
 import { shellCommand } from './shell-command.js';
@@ -52,7 +53,7 @@ export interface UnifiedExecOptions {
   /** Config `allow_login_shell`; default true. */
   allowLoginShell?: boolean;
   /** Which host variables commands start from; ux's pinned variables are added on top. */
-  environment?: EnvironmentPolicy;
+  environment?: ShellEnvironmentPolicy;
   /** The variables the policy filters; default `process.env`. */
   baseEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Exported to commands as `UX_THREAD_ID`. */
@@ -200,20 +201,18 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     watchExit(entry) {
       const { process } = entry.launched;
       void entry.stream.drained.then(() => {
-        const status = process.exitStatus();
-        const fallback = '';
-        emit({
-          type: 'exec_command_end',
-          call_id: entry.callId,
-          process_id: String(entry.id),
-          command: entry.command,
-          cwd: entry.cwd,
-          source: 'unified_exec_startup',
-          exit_code: status?.exitCode ?? -1,
-          ...endOutput(entry.stream, fallback),
-          duration_ms: Date.now() - entry.startedAt,
-          status: status?.exitCode === 0 ? 'completed' : 'failed',
-        });
+        emit(
+          execCommandEndEvent({
+            callId: entry.callId,
+            processId: entry.id,
+            command: entry.command,
+            cwd: entry.cwd,
+            source: 'unified_exec_startup',
+            exitCode: process.exitStatus()?.exitCode,
+            stream: entry.stream,
+            durationMs: Date.now() - entry.startedAt,
+          }),
+        );
       });
     },
     isShutDown: () => shutDown,
@@ -231,7 +230,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
           emit,
           ...(options.onWarning ? { onWarning: options.onWarning } : {}),
           ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
-          excluded: excludedByPolicy(options.environment),
+          excluded: excludedByShellEnvironmentPolicy(options.environment),
         })
       : undefined,
   };

@@ -1,4 +1,4 @@
-// The approval matrix of spec §11.3 through the door, with a test sandbox that really restricts
+// The approval matrix of docs/reference/door.md §15.3 through the door, with a test sandbox that really restricts
 // (mount and network namespaces; root only). The real bubblewrap backend repeats these later.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,9 +1,8 @@
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
-import type { ExecProcess, LaunchPlan, UxEvent } from '@ux/protocol/core';
+import type { ExecProcess, LaunchPlan, ShellEnvironmentPolicy, UxEvent } from '@ux/protocol/core';
 import type { LocalSpawnRequest, OutputTracker } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
-import type { EnvironmentPolicy } from './build-environment.js';
 import type { DoorEnvironment } from './door-environments.js';
 import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
@@ -59,7 +58,7 @@ export interface DoorContext {
   cwd: string;
   userShell: string;
   allowLoginShell: boolean;
-  environment: EnvironmentPolicy;
+  environment: ShellEnvironmentPolicy;
   baseEnvironment: Readonly<Record<string, string | undefined>>;
   threadId: string | undefined;
   maxBackgroundTerminalTimeoutMs: number;

@@ -43,7 +43,7 @@ export type ResolvedEnvironment =
       envPolicy: EnvPolicy | undefined;
     };
 
-/** The environment a call names, or the session's default (spec §3.2 step 2). */
+/** The environment a call names, or the session's default (docs/reference/door.md §3). */
 export function resolveEnvironment(
   door: DoorContext,
   requested: string | undefined,
@@ -88,7 +88,10 @@ function knownIds(door: DoorContext): string {
   return [...(door.localEnvironment ? ['local'] : []), ...door.environments.keys()].join(', ') || '(none)';
 }
 
-/** The shell settings of `resolveArgv` for a call: remote environments always run direct (spec §3.2). */
+/**
+ * The shell settings of `resolveArgv` for a call: remote environments always run direct
+ * (docs/reference/door.md §3).
+ */
 export function shellFor(
   door: DoorContext,
   environment: ResolvedEnvironment,

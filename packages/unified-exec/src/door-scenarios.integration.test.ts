@@ -1,6 +1,7 @@
-// Codex's black-box unified-exec scenarios (spec §11.1), with real processes, run once per environment
-// of one door: `local` (this machine), `box` (a real `ux exec-server` over WebSocket with a capability
-// token) and `dev` (a real `ux exec-server` over stdio). Each scenario picks its environment with
+// Codex's black-box unified-exec scenarios (docs/reference/door.md §15.1), with real processes, run
+// once per environment of one door: `local` (this machine), `box` (a real `ux exec-server` over
+// WebSocket with a capability token) and `dev` (a real `ux exec-server` over stdio). Each scenario picks
+// its environment with
 // `environment_id` on every `exec_command`; the servers run on this machine, so the door's temp cwd is
 // the cwd everywhere. Scenarios 2–6 and 8–22 run in all three. 23 and 24 run in the remote
 // environments, sandboxed by the server (bubblewrap there); the local door here has no sandbox backend,
@@ -51,7 +52,7 @@ function doorIn(environmentId: EnvironmentId, options: DoorOptions = {}) {
 /** The command line of the parent of the shell a command ran in. */
 const PARENT = "tr '\\0' ' ' < /proc/$PPID/cmdline";
 
-describe.each<EnvironmentId>(['local', 'box', 'dev'])('§11.1 scenarios in %s', (environmentId) => {
+describe.each<EnvironmentId>(['local', 'box', 'dev'])('black-box scenarios in %s', (environmentId) => {
   it('runs where it says: the shell is a child of that environment’s server, or of no server', async () => {
     // Without this, a helper that dropped environment_id would run every scenario locally, three times.
     const { exec } = doorIn(environmentId);
@@ -221,13 +222,15 @@ describe.each<EnvironmentId>(['local', 'box', 'dev'])('§11.1 scenarios in %s', 
 
   it('14. returns at once when a command exits early, whatever the yield', async () => {
     const { exec } = doorIn(environmentId);
+    // 31415 ms is clamped to the 30 s maximum yield.
     const receipt = parseReceipt((await exec({ cmd: 'sleep 0.05', yield_time_ms: 31415 })).text);
     expect(receipt).toMatchObject({ exitCode: 0, output: '' });
     expect(receipt.sessionId).toBeUndefined();
-    // Against a 31.4 s yield: a door that waited out the yield would report about 31 s. (The reference
-    // bounds it at 0.75 s; a loaded machine can take longer to start a shell, so the margin is wide.)
-    expect(receipt.wallTime).toBeLessThan(10);
-  });
+    // The contract is "at the exit, not at the yield": a door that waited out the yield would report at
+    // least 30 s. No bound tighter than the yield itself, which a loaded machine could break. (The test
+    // may run past 30 s so that such a door fails here rather than on the test timeout.)
+    expect(receipt.wallTime).toBeLessThan(30);
+  }, 60_000);
 
   it('15/17/19. keeps a cat session across writes and clears it on EOF', async () => {
     const { door, exec, events } = doorIn(environmentId);
@@ -338,12 +341,13 @@ describe.each<EnvironmentId>(['local', 'box', 'dev'])('§11.1 scenarios in %s', 
     const { door, exec } = doorIn(environmentId);
     const start = parseReceipt((await exec({ cmd: 'sleep 0.5; echo ready', yield_time_ms: 10 })).text);
     expect(start).toMatchObject({ sessionId: 1000, output: '' });
+    // An empty poll with the longest yield there is (the 300 s background-terminal ceiling): it can only
+    // return within this test's time by ending at the exit.
     const poll = parseReceipt(
-      (await door.writeStdin({ session_id: 1000, yield_time_ms: 800 }, ctx('p'))).text,
+      (await door.writeStdin({ session_id: 1000, yield_time_ms: 300_000 }, ctx('p'))).text,
     );
     expect(poll).toMatchObject({ exitCode: 0, output: 'ready\n' });
-    // An empty poll waits at least 5 s unless the process ends: this one ended at the exit.
-    expect(poll.wallTime).toBeLessThan(4);
+    expect(poll.wallTime).toBeLessThan(300);
   });
 
   it('22. summarizes a large output with head and tail', async () => {
@@ -361,7 +365,7 @@ describe.each<EnvironmentId>(['local', 'box', 'dev'])('§11.1 scenarios in %s', 
 // The local door here has no sandbox backend (makeDoor's registry is empty); in a remote environment
 // the server applies the sandbox (the `exec-server` backend of the orchestrator's `environments`).
 describe.each<EnvironmentId>(['box', 'dev'])(
-  '§11.1 sandboxes applied by the exec-server of %s',
+  'docs/reference/door.md §15.1: sandboxes applied by the exec-server of %s',
   (environmentId) => {
     const sandboxed = (
       approvalPolicy: 'never' | 'on-failure',
@@ -403,11 +407,16 @@ describe.each<EnvironmentId>(['box', 'dev'])(
     });
 
     it('a fast remote denial reaches the retry gates: on-failure asks, and the approved retry runs unsandboxed there', async () => {
-      const { exec, cwd, events, reviewer } = sandboxed(
-        'on-failure',
-        { type: 'read-only', network_access: false },
-        { type: 'approved' },
-      );
+      // The denial is judged only when the command ends inside the early-exit window: a 10 s window,
+      // not the default 150 ms a loaded machine (and a round trip to the server) can outlast.
+      const { exec, cwd, events, reviewer } = doorIn(environmentId, {
+        orchestrator: {
+          approvalPolicy: 'on-failure',
+          policy: { type: 'read-only', network_access: false },
+          reviewer: scriptedReviewer({ type: 'approved' }),
+        },
+        door: { earlyExitWindowMs: 10_000 },
+      });
       const receipt = parseReceipt(
         (await exec({ cmd: 'touch created.txt && echo done', login: false })).text,
       );

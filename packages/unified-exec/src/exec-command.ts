@@ -3,9 +3,9 @@ import { collectOutput } from './collect-output.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Entry } from './door-context.js';
 import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
+import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch } from './orchestrate-launch.js';
-import { endOutput } from './output-stream.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
 import { collectedText, newChunkId } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
@@ -13,7 +13,10 @@ import { execCommandArguments } from './tool-arguments.js';
 import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
 import { execCommandYieldMs } from './yield-time.js';
 
-/** `exec_command` (spec §3.2–3.3). Never throws: model mistakes and refusals come back as text. */
+/**
+ * `exec_command` (docs/reference/door.md §2–§7). Never throws: model mistakes and refusals come back
+ * as text.
+ */
 export async function execCommand(
   door: DoorContext,
   raw: unknown,
@@ -139,18 +142,19 @@ export async function execCommand(
       const status = process.exitStatus();
       await stream.drained;
       if (tracker.outputClosed) await launched.settled();
-      door.emit({
-        type: 'exec_command_end',
-        call_id: context.callId,
-        process_id: String(id),
-        command: argv,
-        cwd,
-        source: 'unified_exec_startup',
-        exit_code: status?.exitCode ?? -1,
-        ...endOutput(stream, output.text()),
-        duration_ms: wallTimeMs,
-        status: status?.exitCode === 0 ? 'completed' : 'failed',
-      });
+      door.emit(
+        execCommandEndEvent({
+          callId: context.callId,
+          processId: id,
+          command: argv,
+          cwd,
+          source: 'unified_exec_startup',
+          exitCode: status?.exitCode,
+          stream,
+          collected: output.text(),
+          durationMs: wallTimeMs,
+        }),
+      );
       door.store.release(id);
       const finished = receipt({
         chunkId: newChunkId(),

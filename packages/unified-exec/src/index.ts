@@ -1,4 +1,4 @@
-export { buildEnvironment, type EnvironmentPolicy, PINNED_ENVIRONMENT } from './build-environment.js';
+export { buildEnvironment, PINNED_ENVIRONMENT } from './build-environment.js';
 export { POST_EXIT_CLOSE_WAIT_CAP_MS } from './collect-output.js';
 export {
   createUnifiedExec,

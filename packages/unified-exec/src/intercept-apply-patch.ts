@@ -15,7 +15,7 @@ import type { CallContext, ToolResponse } from './tool-response.js';
 
 /**
  * An `exec_command` / `shell_command` whose command is an `apply_patch` invocation never spawns
- * (spec §3.2 step 9): the door parses the patch, resolves every hunk against the files, asks the
+ * (docs/reference/door.md §12): the door parses the patch, resolves every hunk against the files, asks the
  * orchestrator whether every touched path may be written (protected and hidden paths are refused,
  * paths outside the writable roots are asked about), then writes all files or none, emitting
  * `patch_apply_begin` / `patch_apply_end`. Returns undefined for any other command.
@@ -87,7 +87,7 @@ export async function interceptApplyPatch(
       stderr: '',
       changes,
     });
-    // §3.2: no chunk id, no exit code, no session id, no token count, zero wall time.
+    // docs/reference/door.md §12: no chunk id, no exit code, no session id, no token count, zero wall time.
     return {
       text: `Wall time: 0.0000 seconds\nOutput:\n${text}`,
       success: true,

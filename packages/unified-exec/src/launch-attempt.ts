@@ -1,5 +1,5 @@
 import type { Attempt } from '@ux/orchestrator';
-import { OutputTracker, waitForEarlyExit } from '@ux/spawn';
+import { launchPlanned, OutputTracker, waitForEarlyExit } from '@ux/spawn';
 import type { EscalationBroker, EscalationSession } from '@ux/zsh-fork';
 import type { Launched, ProcessStarter } from './door-context.js';
 import type { ExecInterception } from './intercept-execs.js';
@@ -29,59 +29,47 @@ export function launchAttempt(
   interception?: { broker: EscalationBroker; execs: ExecInterception },
   earlyExitWindowMs?: number,
 ): Attempt<Launched> {
-  return async (sandbox) => {
+  return async (sandbox, context) => {
     // ZshFork: a broker session per attempt; its socket reaches the shell through the spawn helper
     // (and the sandbox keeps that one descriptor), its variables through the environment.
-    let session: EscalationSession | undefined;
-    if (interception) {
-      const { execs } = interception;
-      session = await interception.broker.openSession((exec, context) =>
-        execs.decide(exec, sandbox, context.signal),
-      );
-    }
+    const session: EscalationSession | undefined = interception
+      ? await interception.broker.openSession((exec, context) =>
+          interception.execs.decide(exec, sandbox, context.signal),
+        )
+      : undefined;
     const env = session ? { ...request.env, ...session.env } : request.env;
-    let plan: Awaited<ReturnType<NonNullable<typeof sandbox>['backend']['plan']>> | undefined;
-    try {
-      plan = sandbox
-        ? await sandbox.backend.plan({
-            argv: request.argv,
-            cwd: request.cwd,
-            env,
-            policy: sandbox.policy,
-            tty: request.tty,
-            projectRoots: request.projectRoots,
-            ...(session ? { keepFds: [session.spawnEscalation.fd] } : {}),
-          })
-        : undefined;
-    } catch (error) {
-      await session?.close();
-      throw error;
-    }
-    plan?.onNotice?.((notice) => notices.add(notice));
-    let process: Launched['process'];
-    try {
-      process = await spawner.spawn({
-        argv: plan?.argv ?? request.argv,
-        cwd: plan?.cwd ?? request.cwd,
-        env: plan?.env ?? env,
+    const { process, plan, settled } = await launchPlanned({
+      request: {
+        argv: request.argv,
+        cwd: request.cwd,
+        env,
         tty: request.tty,
         stdin: 'closed',
         ...(session ? { escalation: session.spawnEscalation } : {}),
-      });
-    } catch (error) {
-      await plan?.cleanup?.();
-      await session?.close();
-      throw error;
-    }
-    // The sandbox's watches and other traces go once the process and its output are done; its last
-    // notices are in by the time `settled` resolves. The broker session ends with the process: its
-    // escalated children are ended with it.
-    const settled = process.closed
-      .then(async () => {
-        await session?.close();
-        await plan?.cleanup?.();
-      })
-      .catch(() => {});
+      },
+      spawn: (spawn) => spawner.spawn(spawn),
+      ...(sandbox
+        ? {
+            plan: async () => {
+              const planned = await sandbox.backend.plan({
+                argv: request.argv,
+                cwd: request.cwd,
+                env,
+                policy: sandbox.policy,
+                tty: request.tty,
+                projectRoots: request.projectRoots,
+                ...(session ? { keepFds: [session.spawnEscalation.fd] } : {}),
+              });
+              // Listening before the start: a notice of the very first moments is not lost.
+              planned.onNotice?.((notice) => notices.add(notice));
+              return planned;
+            },
+          }
+        : {}),
+      // The broker session ends with the process: its escalated children are ended with it. The
+      // sandbox's watches and other traces go after it; its last notices are in once `settled` is.
+      ...(session ? { release: () => session.close() } : {}),
+    });
     const tracker = new OutputTracker(process);
     const launched: Launched = {
       process,
@@ -91,11 +79,11 @@ export function launchAttempt(
       notices,
       settled: () => within(settled, SANDBOX_SETTLE_MAX_MS),
     };
-    const early = await waitForEarlyExit(
-      process,
-      tracker,
-      earlyExitWindowMs === undefined ? {} : { graceMs: earlyExitWindowMs },
-    );
+    // An interrupt or a shutdown stops the wait (never the process): the call gets it back at once.
+    const early = await waitForEarlyExit(process, tracker, {
+      ...(earlyExitWindowMs === undefined ? {} : { graceMs: earlyExitWindowMs }),
+      ...(context?.signal ? { signal: context.signal } : {}),
+    });
     if (!early.exited) return { value: launched };
     return {
       value: launched,

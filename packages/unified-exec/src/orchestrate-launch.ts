@@ -1,9 +1,9 @@
 import { dirname } from 'node:path';
 import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
-import { type EnvPolicy, prependPathLine, UxError } from '@ux/protocol/core';
+import { encodeEnvPolicy, prependPathLine, UxError } from '@ux/protocol/core';
 import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
-import { buildEnvironment, type EnvironmentPolicy } from './build-environment.js';
+import { buildEnvironment } from './build-environment.js';
 import { commandPreview } from './command-preview.js';
 import type { DoorContext, Launched } from './door-context.js';
 import type { ResolvedEnvironment } from './door-environments.js';
@@ -102,7 +102,7 @@ async function orchestrateRemote(
           spawn: (spawn) =>
             environment.spawner.spawn({
               ...spawn,
-              envPolicy: environment.envPolicy ?? wireEnvPolicy(door.environment),
+              envPolicy: environment.envPolicy ?? encodeEnvPolicy(door.environment),
               ...(snapshot ? { shellSnapshot: snapshot } : {}),
             }),
         },
@@ -143,17 +143,6 @@ function launchFailure(tool: string, argv: readonly string[], error: unknown): T
     UxError.isInstance(error) ? error : undefined,
     ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
   );
-}
-
-/** The door's variable policy in the exec-server's wire shape. */
-function wireEnvPolicy(policy: EnvironmentPolicy): EnvPolicy {
-  return {
-    inherit: policy.inherit ?? 'all',
-    ignoreDefaultExcludes: policy.ignoreDefaultExcludes ?? false,
-    exclude: [...(policy.exclude ?? [])],
-    set: { ...(policy.set ?? {}) },
-    includeOnly: [...(policy.includeOnly ?? [])],
-  };
 }
 
 /** A plain login command: the login files may reset PATH, so the door's directories go first again. */

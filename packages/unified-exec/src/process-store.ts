@@ -56,9 +56,9 @@ export class ProcessStore<E extends StoredEntry> {
   }
 
   /**
-   * Stores an entry; when the store is full, first removes and returns the victim (spec §3.10): among
-   * all but the 8 most recently used, the least recently used that has exited, else the least recently
-   * used. The caller kills it. An entry a tool call is still waiting on is never the victim (its call
+   * Stores an entry; when the store is full, first removes and returns the victim
+   * (docs/reference/door.md §9): among all but the 8 most recently used, the least recently used that
+   * has exited, else the least recently used. The caller kills it. An entry a tool call is still waiting on is never the victim (its call
    * would answer "Unknown process id" for a command it started); when every candidate is busy the store
    * holds one more than its cap until one is free.
    */

@@ -23,7 +23,7 @@ export interface ResponseParts {
   sandboxDenied?: boolean;
 }
 
-/** The text the model reads (spec §3.9), byte for byte. */
+/** The text the model reads (docs/reference/door.md §7), byte for byte. */
 export function renderResponseText(parts: ResponseParts): string {
   const lines: string[] = [];
   if (parts.chunkId !== '') lines.push(`Chunk ID: ${parts.chunkId}`);

@@ -19,7 +19,7 @@ export type ArgvResult = { ok: true; argv: string[] } | { ok: false; message: st
 export const MAX_ARGUMENT_BYTES = 32 * 4096;
 
 /**
- * The argv of a command (spec §3.2 step 6): `[shell, -lc|-c, cmd]` for POSIX shells,
+ * The argv of a command (docs/reference/door.md §3): `[shell, -lc|-c, cmd]` for POSIX shells,
  * `[pwsh, (-NoProfile), -Command, cmd]` for PowerShell, `[cmd.exe, /c, cmd]`. In zsh-fork mode the
  * configured zsh runs it and a `shell` argument is refused.
  */

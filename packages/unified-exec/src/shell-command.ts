@@ -2,9 +2,9 @@ import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
 import type { DoorContext } from './door-context.js';
 import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
+import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch } from './orchestrate-launch.js';
-import { endOutput } from './output-stream.js';
 import { PausableTimer } from './pausable-timer.js';
 import { collectedText } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
@@ -108,18 +108,19 @@ export async function shellCommand(
     await outcome.value.settled();
     const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (status?.exitCode ?? -1);
     const wallTimeMs = Date.now() - startedAt;
-    door.emit({
-      type: 'exec_command_end',
-      call_id: context.callId,
-      process_id: String(id),
-      command: argv,
-      cwd,
-      source: 'shell_command',
-      exit_code: exitCode,
-      ...endOutput(stream, output.text()),
-      duration_ms: wallTimeMs,
-      status: exitCode === 0 ? 'completed' : 'failed',
-    });
+    door.emit(
+      execCommandEndEvent({
+        callId: context.callId,
+        processId: id,
+        command: argv,
+        cwd,
+        source: 'shell_command',
+        exitCode,
+        stream,
+        collected: output.text(),
+        durationMs: wallTimeMs,
+      }),
+    );
     if (ended === 'aborted') return { text: abortedText(startedAt), success: false, aborted: true };
     return render(
       exitCode,

@@ -28,9 +28,31 @@ export interface TestEnvironment {
   sandbox: SandboxBackend;
 }
 
+let sharedServerHome: string | undefined;
+
+/**
+ * A server's environment: this process's, with `home` as HOME (default one temporary HOME shared by
+ * the file's servers, removed at exit) and without the variables that name start-up files (zsh's
+ * ZDOTDIR, bash's BASH_ENV, sh's ENV). Remote commands build their environment from the server's, so
+ * a server must never pass on this machine's HOME: its login files (a pyenv rehash lock once made each
+ * of them wait 60 s) would decide the tests' output and timing.
+ */
+export function serverEnvironment(home?: string): NodeJS.ProcessEnv {
+  if (home === undefined) {
+    if (sharedServerHome === undefined) {
+      const made = mkdtempSync(join(tmpdir(), 'ux-env-home-'));
+      sharedServerHome = made;
+      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    }
+    home = sharedServerHome;
+  }
+  const { ZDOTDIR: _zdotdir, BASH_ENV: _bashEnv, ENV: _env, ...inherited } = process.env;
+  return { ...inherited, HOME: home };
+}
+
 /**
  * A remote environment whose server is a child process speaking the protocol on stdio. `env` is the
- * server's environment (default this process's): remote commands build theirs from it, HOME included.
+ * server's environment (default `serverEnvironment()`): remote commands build theirs from it.
  */
 export function stdioEnvironment(
   name: string,
@@ -43,7 +65,7 @@ export function stdioEnvironment(
       spawnStdioExecServer({
         command: process.execPath,
         args: [SERVER_BIN, '--listen', 'stdio', ...serverArgs],
-        ...(env ? { env } : {}),
+        env: env ?? serverEnvironment(),
       }),
   });
   return { spawner, sandbox: createExecServerSandbox(spawner) };
@@ -58,7 +80,7 @@ export interface WebSocketServer {
 
 /**
  * `ux exec-server --listen ws://127.0.0.1:0` with a token file; resolves once it prints its URL. `env`
- * is the server's environment (default this process's).
+ * is the server's environment (default `serverEnvironment()`).
  */
 export async function startWebSocketServer(
   extra: string[] = [],
@@ -71,7 +93,7 @@ export async function startWebSocketServer(
   const child = spawn(
     process.execPath,
     [SERVER_BIN, '--listen', 'ws://127.0.0.1:0', '--ws-token-file', join(dir, 'token'), ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? serverEnvironment() },
   );
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
@@ -136,7 +158,7 @@ export function useThreeEnvironments(): ThreeEnvironments {
   beforeAll(async () => {
     // Made here, not with tempDir: this runs outside any test.
     home = mkdtempSync(join(tmpdir(), 'ux-env-home-'));
-    const env = { ...process.env, HOME: home };
+    const env = serverEnvironment(home);
     server = await startWebSocketServer([], env);
     box = webSocketEnvironment('box', server.url, server.token);
     dev = stdioEnvironment('dev', [], env);

@@ -93,7 +93,7 @@ export interface Receipt {
   output: string;
 }
 
-/** Reads the §3.9 text back into fields, strictly: any other shape fails. */
+/** Reads the receipt text (docs/reference/door.md §7) back into fields, strictly: any other shape fails. */
 export function parseReceipt(text: string): Receipt {
   const match =
     /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?((?:Sandbox: .*\n)*)(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
@@ -135,8 +135,8 @@ export function deltaText(events: UxEvent[], callId?: string): string {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `check` holds (or the time runs out). */
-export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+/** Waits until `check` holds (or the time runs out: generous, since machines are noisy). */
+export async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return true;

@@ -14,7 +14,7 @@ export function approxTokenCount(text: string): number {
 
 /**
  * Keeps the beginning and the end of output that exceeds `maxTokens` (× 4 bytes), with a marker for
- * what was cut and the total line count in front (spec §3.9). Never splits a character.
+ * what was cut and the total line count in front (docs/reference/door.md §8). Never splits a character.
  */
 export function formattedTruncate(text: string, maxTokens: number): string {
   const bytes = Buffer.from(text, 'utf8');

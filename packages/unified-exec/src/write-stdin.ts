@@ -13,7 +13,7 @@ export const POST_WRITE_SETTLE_MS = 100;
 /** Most bytes one `write_stdin` may carry. */
 export const MAX_WRITE_STDIN_BYTES = 1024 * 1024;
 
-/** `write_stdin` (spec §3.8). Never throws. */
+/** `write_stdin` (docs/reference/door.md §10). Never throws. */
 export async function writeStdin(
   door: DoorContext,
   raw: unknown,

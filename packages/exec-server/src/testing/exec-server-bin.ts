@@ -1,10 +1,14 @@
-// A test and benchmark entry point: `node dist/testing/exec-server-bin.js --listen stdio`. It runs the
-// same parser and `runExecServer` as `ux exec-server`, with the bwrap backend (a devDependency) as its
-// sandbox registry. Not published (package.json `files` excludes dist/testing).
+// A test and benchmark entry point: `node dist/testing/exec-server-bin.js --listen stdio`. It runs
+// `runExecServer` with the bwrap backend (a devDependency) as its sandbox registry. Not published
+// (package.json `files` excludes dist/testing), and not `ux exec-server`'s command line (which lives in
+// the CLI): it takes a fixed set of flags, each one a setting, and checks nothing `runExecServer` does
+// not check itself.
+//
+//   --listen stdio | ws://HOST:PORT    --ws-token-file PATH    --on-disconnect keep|terminate
+//   --sandbox-backends a,b (empty: none)
 import { createSandboxRegistry } from '@ux/protocol';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
-import { parseExecServerArgs } from '../exec-server-args.js';
-import { runExecServer } from '../run-exec-server.js';
+import { type ExecServerListen, type ExecServerSettings, runExecServer } from '../run-exec-server.js';
 
 const io = {
   stdout: (text: string) => process.stdout.write(text),
@@ -13,9 +17,28 @@ const io = {
   platform: process.platform,
 };
 
+function listenOn(value: string): ExecServerListen {
+  if (value === 'stdio') return { kind: 'stdio' };
+  const url = new URL(value);
+  return { kind: 'websocket', host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
+}
+
+function settingsFrom(args: readonly string[]): ExecServerSettings {
+  const settings: ExecServerSettings = { listen: { kind: 'stdio' } };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i]!, args[i + 1]];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === '--listen') settings.listen = listenOn(value);
+    else if (flag === '--ws-token-file') settings.tokenFile = value;
+    else if (flag === '--on-disconnect') settings.onDisconnect = value as 'keep' | 'terminate';
+    else if (flag === '--sandbox-backends') settings.sandboxBackends = value.split(',').filter(Boolean);
+    else throw new Error(`unknown flag ${JSON.stringify(flag)}`);
+  }
+  return settings;
+}
+
 try {
-  const args = parseExecServerArgs(process.argv.slice(2));
-  process.exitCode = await runExecServer(args, io, {
+  process.exitCode = await runExecServer(settingsFrom(process.argv.slice(2)), io, {
     sandboxRegistry: (enabled) => {
       const all = { bwrap: createBwrapSandbox() };
       return createSandboxRegistry(

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { executableName } from '../shell/shell-invocation.js';
 import type { PermissionHook, PermissionHookDecision } from './permission-hook.js';
+import { parseJsonObject, runJsonCommand } from './run-json-command.js';
 
 export interface CommandPermissionHookSettings {
   /** The program and its arguments, run directly (no shell): `['/usr/local/bin/check-command']`. */
@@ -15,9 +15,6 @@ export interface CommandPermissionHookSettings {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-// A hook answers with a short JSON object; anything near this size is a broken hook, not an answer.
-const MAX_STDOUT_BYTES = 1024 * 1024;
-const STDERR_TAIL_CHARS = 400;
 
 /**
  * A permission hook that runs a user-configured command (trusted configuration: it is not sandboxed).
@@ -40,76 +37,13 @@ export function createCommandPermissionHook(settings: CommandPermissionHookSetti
 
   return {
     id,
-    check(request, { signal }) {
-      return new Promise((resolve) => {
-        if (signal.aborted) {
-          resolve(deny('was cancelled'));
-          return;
-        }
-        const [program, ...args] = settings.command as [string, ...string[]];
-        const child = spawn(program, args, {
-          cwd: settings.cwd,
-          env: { ...process.env, ...settings.env },
-          stdio: ['pipe', 'pipe', 'pipe'],
-          // Its own process group, so a timeout ends the hook and whatever it started.
-          detached: true,
-        });
-        const stdout: Buffer[] = [];
-        let stdoutBytes = 0;
-        let stderr = '';
-        let settled = false;
-        const finish = (decision: PermissionHookDecision) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
-          resolve(decision);
-        };
-        const kill = () => {
-          try {
-            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // Already gone.
-          }
-        };
-        const timer = setTimeout(() => {
-          kill();
-          finish(deny(`did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const onAbort = () => {
-          kill();
-          finish(deny('was cancelled'));
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-
-        child.on('error', (error) => finish(deny(`could not start ${program}: ${error.message}`)));
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdoutBytes += chunk.length;
-          if (stdoutBytes > MAX_STDOUT_BYTES) {
-            kill();
-            finish(deny(`wrote more than ${MAX_STDOUT_BYTES} bytes instead of a JSON answer`));
-          } else {
-            stdout.push(chunk);
-          }
-        });
-        child.stderr.setEncoding('utf8');
-        child.stderr.on('data', (chunk: string) => {
-          stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
-        });
-        // `close` comes after both pipes are drained, so the answer is complete.
-        child.on('close', (code, signalName) => {
-          if (code !== 0) {
-            const how = code === null ? `was killed by ${signalName}` : `exited with code ${code}`;
-            const detail = stderr.trim() === '' ? '' : `: ${stderr.trim()}`;
-            finish(deny(`${how}${detail}`));
-            return;
-          }
-          finish(parseAnswer(Buffer.concat(stdout).toString('utf8'), deny));
-        });
-        // A hook that exits without reading stdin makes the write fail with EPIPE; its answer still counts.
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(`${JSON.stringify(request)}\n`);
-      });
+    async check(request, { signal }) {
+      const outcome = await runJsonCommand(
+        { command: settings.command, timeoutMs, env: settings.env, cwd: settings.cwd },
+        request,
+        signal,
+      );
+      return outcome.kind === 'answer' ? parseAnswer(outcome.stdout, deny) : deny(outcome.problem);
     },
   };
 }
@@ -120,15 +54,9 @@ function parseAnswer(
 ): PermissionHookDecision {
   const trimmed = text.trim();
   if (trimmed === '') return { decision: 'ask' };
-  let answer: unknown;
-  try {
-    answer = JSON.parse(trimmed);
-  } catch {
-    return deny(`answered with malformed JSON: ${JSON.stringify(trimmed.slice(0, 200))}`);
-  }
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-    return deny(`answered ${JSON.stringify(answer)}, expected an object such as {"decision":"allow"}`);
-  }
+  const parsed = parseJsonObject(trimmed, '{"decision":"allow"}');
+  if ('problem' in parsed) return deny(parsed.problem);
+  const answer = parsed.object;
   const { decision, message } = answer as { decision?: unknown; message?: unknown };
   if (message !== undefined && typeof message !== 'string') {
     return deny('answered with a "message" that is not a string');

@@ -92,6 +92,8 @@ export async function requestApproval(
     // Nobody saw the question: say so, rather than report a person's "no" that never happened.
     if (NoReviewerError.isInstance(error))
       throw new RejectedError({ reason: error.message, source: 'unattended' }, { cause: error });
+    // An automatic reviewer's refusal with its own rationale (`createCommandReviewer`), as it gave it.
+    if (automatic && RejectedError.isInstance(error) && error.source === 'reviewer') throw error;
     throw new RejectedError(
       { reason: `${refused} (the reviewer failed: ${describe(error)})`, source },
       { cause: error },

@@ -38,10 +38,11 @@ export type RetryGateDecision =
     };
 
 /**
- * The retry gates after a denial in the early-exit window (§4.3 C), in order: network (a network block
- * without a host to ask about), escalate (the tool does not retry), policy (only untrusted, on-failure
- * and granular with sandbox_approval may ask to drop the sandbox), deny-read (never drop a sandbox that
- * hides files), then whether to ask again, and which sandbox the retry gets.
+ * The retry gates after a denial in the early-exit window (docs/reference/orchestrator.md §7), in
+ * order: network (a network block without a host to ask about), escalate (the tool does not retry),
+ * policy (only untrusted, on-failure and granular with sandbox_approval may ask to drop the sandbox),
+ * deny-read (never drop a sandbox that hides files), then whether to ask again, and which sandbox the
+ * retry gets.
  */
 export function decideRetry(input: RetryGateInput): RetryGateDecision {
   const networkContext = input.networkDenial?.context ?? null;

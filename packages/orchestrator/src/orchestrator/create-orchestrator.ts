@@ -136,7 +136,7 @@ export interface Orchestrator {
   run<T>(request: OrchestratorRequest, attempt: Attempt<T>): Promise<OrchestratorOutcome<T>>;
   /**
    * Decides one `execve` the zsh fork intercepted inside a command this orchestrator let run (zsh-fork
-   * spec §4.3): run it in place, deny it, or escalate it. Never throws for a refusal.
+   * docs/reference/zsh-fork.md §4): run it in place, deny it, or escalate it. Never throws for a refusal.
    */
   decideExec(request: ExecDecisionRequest): Promise<ExecDecision>;
   /**

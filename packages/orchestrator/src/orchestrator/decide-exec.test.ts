@@ -53,7 +53,7 @@ function exec(file: string, argv: string[], extra: Partial<ExecDecisionRequest> 
   };
 }
 
-describe('decideExec: the per-exec decision table (zsh-fork §4.3)', () => {
+describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §4)', () => {
   it('denies an exec a forbidden rule matches by its file name, naming the rule', async () => {
     const { orchestrator, reviewer } = setup('prefix_rule(pattern=["rm"], decision="forbidden")\n');
     const decision = await orchestrator.decideExec(exec(RM, ['rm', '-f', 'x']));

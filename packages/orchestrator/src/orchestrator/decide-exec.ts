@@ -71,10 +71,11 @@ export interface ExecDecider {
 export const EXEC_FORBIDDEN = 'Execution forbidden by policy';
 
 /**
- * The decision table of zsh-fork spec §4.3, per intercepted exec: a rule or heuristic `forbidden` →
- * deny; `prompt` → ask for this one exec (its own approval id, approve or abort only; denied when
- * prompts are off); `allow`, or an approved prompt → escalate when a rule drove the decision (or the
- * parent asked for escalation) and no deny-read policy forbids leaving the sandbox, else run in place.
+ * The decision table of docs/reference/zsh-fork.md §4, per intercepted exec: a rule or heuristic
+ * `forbidden` → deny; `prompt` → ask for this one exec (its own approval id, approve or abort only;
+ * denied when prompts are off); `allow`, or an approved prompt → escalate when a rule drove the decision
+ * (or the parent asked for escalation) and no deny-read policy forbids leaving the sandbox, else run in
+ * place.
  * Escalation is refused (the exec runs in place, sandboxed) when the sandboxed command could have
  * written the program or a directory above it: an allow rule vouches for `touch`, not for a
  * `./touch` the agent built.
@@ -149,7 +150,7 @@ export async function decideExec(decider: ExecDecider, request: ExecDecisionRequ
   };
 }
 
-/** §4.3 `needs_escalation`: never under deny-read (the hidden files would show). */
+/** Whether to escalate (docs/reference/zsh-fork.md §4): never under deny-read (hidden files would show). */
 function escalationWanted(decider: ExecDecider, request: ExecDecisionRequest, ruleDriven: boolean): boolean {
   const unsandboxedAllowed = !hasDenyRead(decider.policy.fileSystem);
   switch (request.parent.sandboxPermissions ?? 'use_default') {

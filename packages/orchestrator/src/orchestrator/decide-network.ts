@@ -36,8 +36,8 @@ export interface NetworkDecider {
 }
 
 /**
- * Asks the reviewer chain about a host outside the allow list (spec unified-exec §9, deferred network
- * approvals): `never` (and a granular policy without sandbox approvals) refuses without asking; every
+ * Asks the reviewer chain about a host outside the allow list (deferred network approvals,
+ * docs/reference/orchestrator.md §10): `never` (and a granular policy without sandbox approvals) refuses without asking; every
  * other policy asks the automatic reviewer or the user, once per host while the question is open (the
  * proxy shares it), with "allow once", "allow for this session", "deny" and, through a network policy
  * amendment, "deny for this session". Permission hooks judge commands, not hosts, and are not asked.

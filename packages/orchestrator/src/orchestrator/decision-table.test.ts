@@ -70,7 +70,7 @@ const JUSTIFICATION = 'Requires escalated permissions to bypass the sandbox in t
 const ESCALATION_REJECTED = (p: string) =>
   `approval policy is ${p}; reject command — you cannot ask for escalated permissions if the approval policy is ${p}`;
 
-// §4.5 of the spec, row by row (K = restricted workspace-write unless stated; "deny" = a denial
+// docs/reference/orchestrator.md §5, row by row (K = restricted workspace-write unless stated; "deny" = a denial
 // detected in the early-exit window; a platform sandbox is available).
 const ROWS: Row[] = [
   {
@@ -375,7 +375,7 @@ const ROWS: Row[] = [
   },
 ];
 
-describe('the decision table (§4.5)', () => {
+describe('the decision table (docs/reference/orchestrator.md §5)', () => {
   it.each(ROWS)('row $row: $title', async (row) => {
     const reviewer = recordingReviewer(row.answer ?? { type: 'approved' });
     const backend = fakeBackend('fake');

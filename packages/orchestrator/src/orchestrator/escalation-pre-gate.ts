@@ -6,10 +6,11 @@ import {
 } from '@ux/protocol/core';
 
 /**
- * The handler's check before anything else (§3.2 step 7): asking for more than the default sandbox
- * (`require_escalated`, `with_additional_permissions`) is only possible under `on-request`, unless the
- * permissions were granted earlier. Returns the rejection, or `undefined` to go on. The message keeps
- * Codex's sentence with ux's policy names: `approval policy is never; reject command — …`.
+ * The handler's check before anything else (docs/reference/orchestrator.md §2): asking for more than
+ * the default sandbox (`require_escalated`, `with_additional_permissions`) is only possible under
+ * `on-request`, unless the permissions were granted earlier. Returns the rejection, or `undefined` to go
+ * on. The message keeps Codex's sentence with ux's policy names: `approval policy is never; reject
+ * command — …`.
  */
 export function escalationPreGate(input: {
   approvalPolicy: ApprovalPolicy;

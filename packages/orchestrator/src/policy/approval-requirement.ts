@@ -99,9 +99,10 @@ type Entry =
     };
 
 /**
- * The approval requirement of one command (Codex's exec policy, §4.2 of the spec): the argv is split
- * into sub-commands (a plain `bash -lc` script into its commands); each is matched against the prefix
- * rules or, when none matches, judged by the fallback heuristics; the most restrictive decision wins.
+ * The approval requirement of one command (Codex's exec policy; docs/reference/orchestrator.md §3): the
+ * argv is split into sub-commands (a plain `bash -lc` script into its commands); each is matched against
+ * the prefix rules or, when none matches, judged by the fallback heuristics; the most restrictive
+ * decision wins.
  * A script that is not plain is judged as a whole, and in addition every `prompt` / `forbidden` rule
  * applies to each literal command found anywhere inside it, so wrapping a forbidden command in a
  * subshell or a substitution does not hide it.
@@ -180,7 +181,7 @@ export type ExecRequirement =
   | { decision: 'forbidden'; reason: string };
 
 /**
- * Judges one exec the zsh fork intercepted (zsh-fork spec §4.2/§4.3): `command` is the resolved
+ * Judges one exec the zsh fork intercepted (docs/reference/zsh-fork.md §4): `command` is the resolved
  * absolute program followed by `argv[1..]`. Rules match it with Codex's `resolve_host_executables`
  * (a rule for `git` covers `/usr/bin/git` unless `host_executable` lists other paths); an unmatched
  * command goes to the same heuristics as a whole command. A shell's `-c` payload is not parsed: only
@@ -238,7 +239,7 @@ function commandsForPolicy(argv: readonly string[], bash: BashParser) {
   return { commands: [argv], complex: false, nested: [] };
 }
 
-/** The decision for a command no rule matched (§4.2, "fallback"). */
+/** The decision for a command no rule matched (the fallback of docs/reference/orchestrator.md §3). */
 function fallbackDecision(
   command: readonly string[],
   complex: boolean,

@@ -30,7 +30,7 @@ describe('errors', () => {
     expect(UxError.isInstance('Unknown process id 7')).toBe(false);
   });
 
-  it('renders the spec messages and keeps structured fields', () => {
+  it('renders the messages of docs/reference/door.md §14 and keeps structured fields', () => {
     expect(new UnknownProcessIdError(1000).message).toBe('Unknown process id 1000');
     expect(new StdinClosedError({ processId: 3, reason: 'no_stdin' }).message).toBe(
       'stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',

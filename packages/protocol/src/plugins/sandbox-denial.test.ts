@@ -31,7 +31,7 @@ const check = (
     output,
   });
 
-describe('isLikelySandboxDenied (§5)', () => {
+describe('isLikelySandboxDenied (docs/reference/sandbox.md §9)', () => {
   it('is never a denial without a sandbox or with exit 0', () => {
     expect(check(1, 'Permission denied', { sandboxed: false })).toBe(false);
     expect(check(0, 'Permission denied')).toBe(false);

@@ -1,6 +1,6 @@
 import type { DenialEvidence, SandboxBackend } from './sandbox-backend.js';
 
-// Lower-case fragments of the messages sandboxes make programs print (§5 of the spec).
+// Lower-case fragments of the messages sandboxes make programs print (docs/reference/sandbox.md §9).
 const DENIAL_KEYWORDS = [
   'operation not permitted',
   'permission denied',
@@ -35,9 +35,10 @@ export interface DenialCheck {
 }
 
 /**
- * Codex's heuristic for "the sandbox stopped this" (§5): never for exit 0 or an unsandboxed run; yes
- * when any output mentions a sandbox-style refusal (checked before the exit code, so 126 with
- * "permission denied" counts); no for exit 2, 126 and 127; yes for a seccomp kill on Linux.
+ * Codex's heuristic for "the sandbox stopped this" (docs/reference/sandbox.md §9): never for exit 0 or
+ * an unsandboxed run; yes when any output mentions a sandbox-style refusal (checked before the exit
+ * code, so 126 with "permission denied" counts); no for exit 2, 126 and 127; yes for a seccomp kill on
+ * Linux.
  */
 export function isLikelySandboxDenied(check: DenialCheck): boolean {
   if (!check.sandboxed || check.exitCode === 0) return false;

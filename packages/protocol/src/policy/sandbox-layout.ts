@@ -13,7 +13,7 @@ export interface WritableRootLayout {
   readOnly: ProtectedPath[];
 }
 
-/** The concrete sets every backend enforces for one run (spec sandbox-backends §1.5 step 3). */
+/** The concrete sets every backend enforces for one run (docs/reference/sandbox.md §3). */
 export interface SandboxLayout {
   /** Whole-disk read (a readable `root` entry). */
   readAll: boolean;

@@ -1,8 +1,9 @@
 import type { SandboxContext, WireFileSystemEntry } from '../exec-server/sandbox-context.js';
 
 /**
- * The workspace-write `sandbox` of `process/start` as Codex 0.169.0's client sends it (spec §7.1), for
- * the workspace at `workspaceUri` (its cwd and one workspace root); `extra` entries go last.
+ * The workspace-write `sandbox` of `process/start` as Codex 0.169.0's client sends it
+ * (docs/reference/exec-server-protocol.md §6), for the workspace at `workspaceUri` (its cwd and one
+ * workspace root); `extra` entries go last.
  */
 export function codexWorkspaceWriteContext(
   workspaceUri: string,

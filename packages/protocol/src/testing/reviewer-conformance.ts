@@ -1,3 +1,4 @@
+import { NoReviewerError } from '../errors/errors.js';
 import { REVIEWER_SPECIFICATION_VERSION, type Reviewer } from '../plugins/reviewer.js';
 import type { ApprovalRequest } from '../review/approval-request.js';
 import { reviewDecisionSchema } from '../review/review-decision.js';
@@ -39,13 +40,22 @@ export function reviewerConformanceChecks(
       },
     },
     {
-      name: 'answers with a well-formed decision among the available ones',
+      name: 'answers with a well-formed decision among the available ones (or says no one could be asked)',
       run: async () => {
-        const decision = await within(
+        // `NoReviewerError` is the contract's one allowed failure: nobody could be asked (no terminal,
+        // a client without elicitation), which the orchestrator reports as such, not as a "no".
+        const answered = await within(
           timeoutMs,
-          createReviewer().review(structuredClone(REQUEST), { signal: new AbortController().signal }),
+          createReviewer()
+            .review(structuredClone(REQUEST), { signal: new AbortController().signal })
+            .catch((error: unknown) => {
+              if (NoReviewerError.isInstance(error)) return undefined;
+              throw error;
+            }),
           'a decision',
         );
+        if (answered === undefined) return;
+        const decision = answered;
         const parsed = reviewDecisionSchema.safeParse(decision);
         check(parsed.success, `malformed decision ${JSON.stringify(decision)}`);
         check(

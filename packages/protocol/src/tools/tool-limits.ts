@@ -1,4 +1,7 @@
-/** Defaults and bounds of the two tools (spec §2). The door applies them; descriptions quote them. */
+/**
+ * Defaults and bounds of the two tools (docs/reference/door.md §2, §4). The door applies them;
+ * descriptions quote them.
+ */
 export const EXEC_COMMAND_DEFAULT_YIELD_TIME_MS = 10_000;
 export const WRITE_STDIN_DEFAULT_YIELD_TIME_MS = 250;
 export const MIN_YIELD_TIME_MS = 250;

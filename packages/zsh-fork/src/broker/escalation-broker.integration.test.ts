@@ -16,6 +16,15 @@ const PATH = '/usr/local/bin:/usr/bin:/bin';
 const runtimeDir = join(tmpdir(), `ux-esc-test-${process.pid}`);
 const spawner = createLocalSpawner();
 let broker: EscalationBroker;
+
+/** Polls `check` until it holds; generous, since machines are noisy. */
+async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 const diagnostics: string[] = [];
 
 beforeAll(async () => {
@@ -194,7 +203,7 @@ describe('Escalate', () => {
     expect(text).not.toContain('EXEC_WRAPPER');
     expect(text).not.toContain('inside');
     expect(status.exitCode).toBe(7);
-    for (let i = 0; i < 100 && events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => events.length >= 2);
     expect(events).toEqual(['start true', 'exit 7 null']);
   });
 
@@ -238,13 +247,14 @@ describe('Escalate', () => {
   });
 
   it('handles 20 execs at once from one command, decided concurrently', async () => {
-    // Every decision waits until all 20 are pending at once (or 5 s passed): they are concurrent.
+    // Every decision waits until all 20 are pending at once (or 20 s passed, so that a broker that
+    // decides one at a time fails on \`most\` instead of hanging): they are concurrent.
     let pending = 0;
     let most = 0;
     let release!: () => void;
     const allPending = new Promise<void>((resolve) => {
       release = resolve;
-      setTimeout(resolve, 5000);
+      setTimeout(resolve, 20_000).unref();
     });
     const session = await openSession(async (exec) => {
       most = Math.max(most, ++pending);
@@ -264,7 +274,7 @@ describe('Escalate', () => {
     ).sort();
     expect(lines).toEqual(expected);
     expect(most).toBe(20);
-  });
+  }, 30_000);
 
   it('passes Ctrl-C in a PTY on to the escalated child', async () => {
     let started: number | undefined;
@@ -278,16 +288,16 @@ describe('Escalate', () => {
       },
     }));
     const child = await start(session, wrapped('/bin/sleep', 'sleep', '30'), { tty: true });
-    for (let i = 0; i < 200 && started === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => started !== undefined);
     expect(started).toBeGreaterThan(0);
     await child.write('\u0003');
     const status = await Promise.race([
       child.exited,
-      new Promise((r) => setTimeout(() => r('timeout'), 3000)),
+      new Promise((r) => setTimeout(() => r('timeout'), 15_000).unref()),
     ]);
     expect(status).toEqual({ exitCode: 130, signal: 'SIGINT' });
     expect(await waitUntilDead(started!)).toBe(true);
-  });
+  }, 30_000);
 
   it('ends the escalated child when the command is killed (its wrapper goes away)', async () => {
     let started: number | undefined;
@@ -301,12 +311,12 @@ describe('Escalate', () => {
       },
     }));
     const child = await start(session, wrapped('/bin/sleep', 'sleep', '30'));
-    for (let i = 0; i < 200 && started === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => started !== undefined);
     process.kill(child.pid!, 'SIGKILL');
     await child.exited;
-    // It ignores SIGTERM: SIGKILL follows after 500 ms.
-    expect(await waitUntilDead(started!, 3000)).toBe(true);
-  });
+    // It ignores SIGTERM: SIGKILL follows after 500 ms (the wait is generous: machines are noisy).
+    expect(await waitUntilDead(started!, 15_000)).toBe(true);
+  }, 30_000);
 
   it('ends escalated children when their session is closed', async () => {
     let started: number | undefined;
@@ -320,7 +330,7 @@ describe('Escalate', () => {
       },
     }));
     const child = await start(session, wrapped('/bin/sleep', 'sleep', '30'));
-    for (let i = 0; i < 200 && started === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => started !== undefined);
     await session.close();
     expect(isAlive(started!)).toBe(false);
     const { status } = await runToEnd(child);
@@ -416,7 +426,11 @@ describe('sessions and tokens', () => {
   });
 
   it('fails closed when the session is closed before its command execs', async () => {
-    const session = await openSession(() => ({ action: 'run' }));
+    let decided = 0;
+    const session = await openSession(() => {
+      decided += 1;
+      return { action: 'run' as const };
+    });
     const child = await start(
       session,
       wrapped('/bin/sh', 'sh', '-c', 'read _ <&0; "$EXEC_WRAPPER" /bin/echo echo ran'),
@@ -425,7 +439,7 @@ describe('sessions and tokens', () => {
       },
     );
     // The first exec (sh) is decided; then the session closes under the waiting script.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitUntil(() => decided === 1);
     await session.close();
     await child.write('go\n');
     const { status, text } = await runToEnd(child);
@@ -449,7 +463,7 @@ describe('the broker process', () => {
       },
     }));
     const child = await start(session, [own.wrapperPath, '/bin/sleep', 'sleep', '30']);
-    for (let i = 0; i < 200 && started === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => started !== undefined);
     expect(started).toBeGreaterThan(0);
     await own.close();
     expect(isAlive(started!)).toBe(false);
@@ -469,8 +483,7 @@ describe('the broker process', () => {
       'not json\n{"op":"nope"}\n{"op":"reply","request":"x"}\n{"op":"open","session":"a","token":"zz"}\n',
     );
     stdin.write(`${'['.repeat(100000)}\n{"op":"close","session":"missing"}\n`);
-    for (let i = 0; i < 100 && diagnostics.length - before < 6; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => diagnostics.length - before >= 6);
     expect(diagnostics.length - before).toBe(6);
     const session = await openSession(() => ({ action: 'run' }), own);
     const { text } = await runToEnd(

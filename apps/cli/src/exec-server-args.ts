@@ -1,20 +1,11 @@
-/** A mistake in how the exec-server was invoked (exit code 2 in the CLI). */
-export class ExecServerArgsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ExecServerArgsError';
-  }
-}
+import type { ExecServerListen, ExecServerSettings } from '@ux/exec-server';
+import { UsageError } from './usage-error.js';
 
-export type ExecServerListen = { kind: 'stdio' } | { kind: 'websocket'; host: string; port: number };
+const HELP_COMMAND = 'ux exec-server --help';
 
-export interface ExecServerArgs {
+/** `ux exec-server`'s command line: `runExecServer`'s settings, or a request for the help. */
+export interface ExecServerArgs extends ExecServerSettings {
   help: boolean;
-  listen: ExecServerListen;
-  /** For WebSocket: the token file (absolute path) or… */
-  tokenFile?: string;
-  /** …the token's SHA-256 in hex. */
-  tokenSha256?: string;
   onDisconnect: 'keep' | 'terminate';
   /** WebSocket only: also shut down when stdin closes (stdio always does). */
   exitOnStdinClose: boolean;
@@ -22,7 +13,7 @@ export interface ExecServerArgs {
   sandboxBackends?: string[];
 }
 
-export const EXEC_SERVER_USAGE = `Usage: ux exec-server --listen <stdio | ws://IP:PORT> [options]
+export const EXEC_SERVER_HELP = `Usage: ux exec-server --listen <stdio | ws://IP:PORT> [options]
 
 Runs a process host that speaks Codex's exec-server JSON-RPC protocol.
 
@@ -45,7 +36,7 @@ Runs a process host that speaks Codex's exec-server JSON-RPC protocol.
 The server stops cleanly on SIGINT and SIGTERM: every process it started is killed first.
 `;
 
-/** Parses `ux exec-server` arguments; a mistake throws `ExecServerArgsError` naming it. */
+/** Parses `ux exec-server` arguments; a mistake throws a `UsageError` naming it (exit code 2). */
 export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
   let listen: ExecServerListen | undefined;
   const result: Omit<ExecServerArgs, 'listen'> = {
@@ -59,7 +50,7 @@ export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
     const value = () => {
       if (inline !== undefined) return inline;
       const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new ExecServerArgsError(`${flag} needs a value`);
+      if (next === undefined || next.startsWith('--')) throw usageError(`${flag} needs a value`);
       i += 1;
       return next;
     };
@@ -80,18 +71,14 @@ export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
       case '--ws-auth': {
         const mode = value();
         if (mode !== 'capability-token') {
-          throw new ExecServerArgsError(
-            `--ws-auth ${mode} is not supported; the only mode is capability-token`,
-          );
+          throw usageError(`--ws-auth ${mode} is not supported; the only mode is capability-token`);
         }
         break;
       }
       case '--on-disconnect': {
         const mode = value();
         if (mode !== 'keep' && mode !== 'terminate') {
-          throw new ExecServerArgsError(
-            `--on-disconnect must be keep or terminate, got ${JSON.stringify(mode)}`,
-          );
+          throw usageError(`--on-disconnect must be keep or terminate, got ${JSON.stringify(mode)}`);
         }
         result.onDisconnect = mode;
         break;
@@ -106,18 +93,17 @@ export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
           .filter(Boolean);
         break;
       default:
-        throw new ExecServerArgsError(`unknown option ${JSON.stringify(arg)}`);
+        throw usageError(`unknown option ${JSON.stringify(arg)}`);
     }
   }
   if (result.help) return { ...result, listen: listen ?? { kind: 'stdio' } };
-  if (!listen)
-    throw new ExecServerArgsError('--listen is required: --listen stdio or --listen ws://127.0.0.1:PORT');
+  if (!listen) throw usageError('--listen is required: --listen stdio or --listen ws://127.0.0.1:PORT');
   if (listen.kind === 'stdio') {
     if (result.tokenFile !== undefined || result.tokenSha256 !== undefined) {
-      throw new ExecServerArgsError('--ws-token-file and --ws-token-sha256 apply to --listen ws:// only');
+      throw usageError('--ws-token-file and --ws-token-sha256 apply to --listen ws:// only');
     }
   } else if ((result.tokenFile === undefined) === (result.tokenSha256 === undefined)) {
-    throw new ExecServerArgsError(
+    throw usageError(
       'WebSocket connections need a capability token: pass exactly one of --ws-token-file PATH or --ws-token-sha256 HEX',
     );
   }
@@ -132,17 +118,19 @@ function splitOnce(arg: string): [string, string] {
 function parseListen(text: string): ExecServerListen {
   if (text === 'stdio' || text === 'stdio://') return { kind: 'stdio' };
   if (/^wss:/i.test(text)) {
-    throw new ExecServerArgsError(
-      `--listen ${text}: wss is not served directly; put a TLS proxy in front of ws://`,
-    );
+    throw usageError(`--listen ${text}: wss is not served directly; put a TLS proxy in front of ws://`);
   }
   const match = /^ws:\/\/(\[[0-9A-Fa-f:.]+\]|[^:/[\]]+):(\d{1,5})\/?$/.exec(text);
   if (!match) {
-    throw new ExecServerArgsError(
+    throw usageError(
       `--listen ${JSON.stringify(text)} is neither stdio nor ws://IP:PORT (for example ws://127.0.0.1:4500; port 0 picks a free one)`,
     );
   }
   const port = Number(match[2]);
-  if (port > 65535) throw new ExecServerArgsError(`--listen ${text}: port ${port} is out of range`);
+  if (port > 65535) throw usageError(`--listen ${text}: port ${port} is out of range`);
   return { kind: 'websocket', host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+function usageError(message: string): UsageError {
+  return new UsageError(message, HELP_COMMAND);
 }

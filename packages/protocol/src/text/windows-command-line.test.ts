@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { windowsCommandLine } from './windows-command-line.js';
+import { InvalidArgumentsError } from '../errors/errors.js';
+import { windowsArgumentsLine, windowsCommandLine } from './windows-command-line.js';
 
 /**
  * The Microsoft C runtime's argument parser (the rules `CommandLineToArgvW` and every MSVC program use):
@@ -52,6 +53,10 @@ describe('windowsCommandLine', () => {
     expect(windowsCommandLine(['a.exe', 'say "hi"'])).toBe('a.exe "say \\"hi\\""');
     expect(windowsCommandLine(['a.exe', 'C:\\dir with space\\'])).toBe('a.exe "C:\\dir with space\\\\"');
     expect(windowsCommandLine(['a.exe', 'C:\\no\\space\\'])).toBe('a.exe C:\\no\\space\\');
+    expect(windowsCommandLine(['a.exe'])).toBe('a.exe');
+    expect(windowsCommandLine([])).toBe('""');
+    expect(windowsArgumentsLine([])).toBe('');
+    expect(windowsArgumentsLine(['/c', 'dir "C:\\x y"'])).toBe('/c "dir \\"C:\\x y\\""');
   });
 
   it('round-trips through the C runtime parser, for awkward arguments', () => {
@@ -93,5 +98,21 @@ describe('windowsCommandLine', () => {
     expect(() => windowsCommandLine(['C:\\a"b.exe'])).toThrow(/contains a quote/);
     expect(() => windowsCommandLine(['build.BAT', 'x'])).toThrow(/cmd.exe explicitly/);
     expect(() => windowsCommandLine(['C:\\x\\setup.cmd'])).toThrow(/cmd.exe explicitly/);
+  });
+
+  it('names the caller in its error, as an InvalidArgumentsError on argv', () => {
+    const refusal = (options?: { tool: string }) => {
+      try {
+        windowsCommandLine(['run.cmd'], options);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('not refused');
+    };
+    const named = refusal({ tool: 'sandbox plan' });
+    expect(InvalidArgumentsError.isInstance(named)).toBe(true);
+    expect(named).toMatchObject({ tool: 'sandbox plan', issues: [{ path: 'argv' }] });
+    expect((named as Error).message).toMatch(/^invalid sandbox plan arguments: argv: run batch files/);
+    expect(refusal()).toMatchObject({ tool: 'windows command line' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExecServerArgsError, parseExecServerArgs } from './exec-server-args.js';
+import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
+import { UsageError } from './usage-error.js';
 
 describe('parseExecServerArgs', () => {
   it('reads stdio and ws listeners', () => {
@@ -46,11 +47,35 @@ describe('parseExecServerArgs', () => {
     [['--listen', 'stdio', '--on-disconnect', 'maybe'], '--on-disconnect must be keep or terminate'],
     [['--listen', 'stdio', '--verbose'], 'unknown option "--verbose"'],
   ])('refuses %j', (args, message) => {
-    expect(() => parseExecServerArgs(args)).toThrow(ExecServerArgsError);
-    expect(() => parseExecServerArgs(args)).toThrow(message);
+    const error = (() => {
+      try {
+        parseExecServerArgs(args);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(message);
+    expect((error as UsageError).helpCommand).toBe('ux exec-server --help');
   });
 
   it('asks for help without other requirements', () => {
     expect(parseExecServerArgs(['--help']).help).toBe(true);
+    expect(parseExecServerArgs(['-h', '--on-disconnect', 'terminate']).help).toBe(true);
+  });
+
+  it('has usage text naming every option it reads', () => {
+    expect(EXEC_SERVER_HELP).toMatch(
+      /^Usage: ux exec-server --listen <stdio \| ws:\/\/IP:PORT> \[options\]\n/,
+    );
+    for (const option of [
+      '--ws-token-file',
+      '--ws-token-sha256',
+      '--ws-auth',
+      '--on-disconnect',
+      '--exit-on-stdin-close',
+      '--sandbox-backends',
+    ])
+      expect(EXEC_SERVER_HELP).toContain(`  ${option} `);
   });
 });

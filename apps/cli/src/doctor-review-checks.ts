@@ -1,0 +1,111 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { ResolvedReviewCommand } from '@ux/features';
+import { approvalPolicyName } from '@ux/protocol/core';
+import type { CliSession } from './cli-session.js';
+import type { DoctorCheck } from './doctor-command.js';
+
+/**
+ * The reviewer chain as `ux exec` and `ux mcp` compose it: each permission hook and the automatic
+ * reviewer, with where it came from. A program that cannot be found is a `fail`: hooks and the
+ * reviewer fail closed, so every command that needs approval would be refused.
+ */
+export function doctorReviewChecks(session: CliSession, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  const { review, settings } = session;
+  const checks: DoctorCheck[] = [];
+  if (review.hooks.length === 0) {
+    checks.push({
+      name: 'permission hooks',
+      status: 'ok',
+      detail: 'none ([[hooks.permission_request]] in config.toml or the requirements adds one)',
+    });
+  }
+  review.hooks.forEach((hook, index) => {
+    checks.push(
+      commandCheck(
+        `permission hook ${index + 1}`,
+        hook,
+        env,
+        'every command that needs approval would be denied',
+      ),
+    );
+  });
+
+  const reviewer = review.approvalsReviewer;
+  const policy = approvalPolicyName(settings.approvalPolicy.value);
+  if (reviewer.value === 'user') {
+    checks.push({
+      name: 'approvals reviewer',
+      status: 'ok',
+      detail: `user (${reviewer.source})${review.autoReview ? `; [auto_review] at ${review.autoReview.source} is not used` : ''}`,
+    });
+  } else {
+    const routed = policy === 'on-request' || policy === 'granular';
+    checks.push({
+      name: 'approvals reviewer',
+      status: routed ? 'ok' : 'warn',
+      detail: `auto_review (${reviewer.source})${
+        routed
+          ? ''
+          : `; the approval policy ${policy} (${settings.approvalPolicy.source}) asks the user: the automatic reviewer answers under on-request and granular only`
+      }`,
+      ...(routed ? {} : { fix: 'set approval_policy = "on-request" to let the automatic reviewer answer' }),
+    });
+  }
+  if (review.autoReview) {
+    checks.push(
+      commandCheck(
+        'automatic reviewer',
+        review.autoReview,
+        env,
+        reviewer.value === 'auto_review' ? 'every approval it is asked would be refused' : undefined,
+      ),
+    );
+  }
+  return checks;
+}
+
+function commandCheck(
+  name: string,
+  config: ResolvedReviewCommand,
+  env: NodeJS.ProcessEnv,
+  consequence: string | undefined,
+): DoctorCheck {
+  const label = config.name === undefined ? '' : `"${config.name}" `;
+  const detail = `${label}${JSON.stringify(config.command)}, timeout ${config.timeoutMs / 1000} s (${config.source}${
+    config.managed ? ', required by the managed requirements' : ''
+  })`;
+  const problem = programProblem(config.command[0]!, env);
+  if (!problem) return { name, status: 'ok', detail };
+  return {
+    name,
+    status: consequence ? 'fail' : 'warn',
+    detail: `${detail}: ${problem}${consequence ? `; ${consequence}` : ''}`,
+    fix: `install ${config.command[0]} or correct command at ${config.source}`,
+  };
+}
+
+/** Why `program` cannot be run (absolute, relative to the working directory, or found on PATH). */
+function programProblem(program: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (program.includes('/')) return executableProblem(program);
+  const directories = (env.PATH ?? '').split(delimiter).filter((entry) => isAbsolute(entry));
+  for (const directory of directories) {
+    if (executableProblem(join(directory, program)) === undefined) return undefined;
+  }
+  return `${program} is not on PATH`;
+}
+
+function executableProblem(path: string): string | undefined {
+  try {
+    if (!statSync(path).isFile()) return `${path} is not a file`;
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT'
+      ? `${path} does not exist`
+      : code === 'EACCES'
+        ? `${path} is not executable`
+        : `${path} cannot be used (${code})`;
+  }
+}

@@ -1,0 +1,248 @@
+import { ConfigError } from '@ux/protocol';
+import { describe, expect, it } from 'vitest';
+import { applyConfigOverrides } from './apply-config-overrides.js';
+import { parseConfigOverride } from './parse-config-override.js';
+import { parseRequirements } from './requirements.js';
+import { resolveReviewSettings } from './resolve-review-settings.js';
+import { parseTomlDocument } from './toml-document.js';
+import { parseUserConfig } from './user-config.js';
+
+const FILE = '/home/dev/.ux/config.toml';
+const REQ = '/etc/ux/requirements.toml';
+
+const userConfig = (text: string, overrides: string[] = []) =>
+  parseUserConfig(
+    overrides.length === 0
+      ? parseTomlDocument(text, FILE)
+      : applyConfigOverrides(parseTomlDocument(text, FILE), overrides.map(parseConfigOverride), FILE),
+  );
+const requirements = (text: string) => parseRequirements(parseTomlDocument(text, REQ));
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('[[hooks.permission_request]] and [auto_review] in config.toml', () => {
+  it('reads hooks in order, with their timeouts in ms, names and table positions', () => {
+    const config = userConfig(
+      [
+        'approval_policy = "on-request"',
+        '[[hooks.permission_request]]',
+        'command = ["/usr/local/bin/check", "--strict"]',
+        'timeout = 5',
+        'name = "check"',
+        '',
+        '[[hooks.permission_request]]',
+        'command = ["node", "/opt/hook.mjs"]',
+        'timeout = 0.5',
+        '',
+      ].join('\n'),
+    );
+    expect(config.review.hooks).toEqual([
+      {
+        command: ['/usr/local/bin/check', '--strict'],
+        timeoutMs: 5000,
+        name: 'check',
+        location: { file: FILE, line: 2, column: 3 },
+      },
+      { command: ['node', '/opt/hook.mjs'], timeoutMs: 500, location: { file: FILE, line: 7, column: 3 } },
+    ]);
+    expect(config.review.autoReview).toBeUndefined();
+    expect(config.review.approvalsReviewer).toBeUndefined();
+  });
+
+  it('reads approvals_reviewer and [auto_review], with the default timeout of 60 s', () => {
+    const config = userConfig(
+      'approvals_reviewer = "auto_review"\n[auto_review]\ncommand = ["/opt/review"]\nname = "bot"\n',
+    );
+    expect(config.review.approvalsReviewer).toEqual({
+      value: 'auto_review',
+      location: { file: FILE, line: 1, column: 1 },
+    });
+    expect(config.review.autoReview).toEqual({
+      command: ['/opt/review'],
+      timeoutMs: 60_000,
+      name: 'bot',
+      location: { file: FILE, line: 2, column: 2 },
+    });
+    expect(userConfig('[[hooks.permission_request]]\ncommand = ["x"]\n').review.hooks[0]?.timeoutMs).toBe(
+      30_000,
+    );
+  });
+
+  it.each([
+    [
+      '[[hooks.permission_request]]\ncommand = []\n',
+      2,
+      'hooks.permission_request[0].command must be a non-empty array of strings',
+    ],
+    [
+      '[[hooks.permission_request]]\ncommand = "check.sh"\n',
+      2,
+      'must be a non-empty array of strings (the program and its arguments, run without a shell), got "check.sh"',
+    ],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a", 1]\n',
+      2,
+      'hooks.permission_request[0].command[1] must be a non-empty string, got 1',
+    ],
+    ['[[hooks.permission_request]]\ncommand = ["a", ""]\n', 2, 'command[1] must be a non-empty string'],
+    [
+      '[[hooks.permission_request]]\ntimeout = 3\n',
+      1,
+      'hooks.permission_request[0] needs command = ["program", "arg", …]',
+    ],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a"]\ntimeout = 0\n',
+      3,
+      'hooks.permission_request[0].timeout must be a number of seconds greater than 0 and at most 600, got 0',
+    ],
+    ['[[hooks.permission_request]]\ncommand = ["a"]\ntimeout = 601\n', 3, 'at most 600, got 601'],
+    ['[[hooks.permission_request]]\ncommand = ["a"]\ntimeout = "10s"\n', 3, 'got "10s"'],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a"]\nname = ""\n',
+      3,
+      'hooks.permission_request[0].name must be a non-empty string',
+    ],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a"]\nmatcher = "Bash"\n',
+      3,
+      'unknown key hooks.permission_request[0].matcher; known keys here: command, timeout, name',
+    ],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a"]\ntimout = 3\n',
+      3,
+      'unknown key hooks.permission_request[0].timout (did you mean "timeout"?)',
+    ],
+    [
+      '[hooks.permission_request]\ncommand = ["a"]\n',
+      1,
+      'write each hook as [[hooks.permission_request]] (two brackets)',
+    ],
+    [
+      '[[hooks.pre_tool_use]]\ncommand = ["a"]\n',
+      1,
+      'unknown key hooks.pre_tool_use; known keys here: permission_request',
+    ],
+    ['hooks = 3\n', 1, 'hooks must be a table of hook lists'],
+    [
+      'approvals_reviewer = "auto"\n',
+      1,
+      'approvals_reviewer must be one of "user", "auto_review", got "auto" (did you mean "auto_review"?)',
+    ],
+    ['auto_review = ["a"]\n', 1, 'auto_review must be a table'],
+    [
+      '[auto_review]\ncommand = ["a"]\ntimeout = -1\n',
+      3,
+      'auto_review.timeout must be a number of seconds greater than 0',
+    ],
+  ])('%j is refused at line %i', (text, line, reason) => {
+    const error = errorOf(() => userConfig(text));
+    expect(error.file).toBe(FILE);
+    expect(error.line).toBe(line);
+    expect(error.message).toContain(reason);
+  });
+
+  it('takes approvals_reviewer and a hook from -c overrides', () => {
+    const config = userConfig('', [
+      'approvals_reviewer="auto_review"',
+      'auto_review.command=["/opt/review"]',
+      'hooks.permission_request=[{command=["/opt/hook"], timeout=2}]',
+    ]);
+    expect(config.review.approvalsReviewer?.value).toBe('auto_review');
+    expect(config.review.autoReview?.command).toEqual(['/opt/review']);
+    expect(config.review.hooks.map((hook) => [hook.command, hook.timeoutMs])).toEqual([
+      [['/opt/hook'], 2000],
+    ]);
+  });
+});
+
+describe('the reviewer chain with managed requirements', () => {
+  it('defaults to the user with no hooks and no automatic reviewer', () => {
+    expect(resolveReviewSettings({})).toEqual({
+      hooks: [],
+      approvalsReviewer: { value: 'user', source: 'default' },
+    });
+  });
+
+  it('runs the required hooks first; the config can add hooks but not remove them', () => {
+    const managed = requirements(
+      '[[hooks.permission_request]]\ncommand = ["/etc/ux/audit"]\nname = "audit"\n',
+    );
+    const user = userConfig('[[hooks.permission_request]]\ncommand = ["/home/dev/mine"]\n');
+    const resolved = resolveReviewSettings({ user, requirements: managed });
+    expect(resolved.hooks.map(({ command, managed, source }) => ({ command, managed, source }))).toEqual([
+      { command: ['/etc/ux/audit'], managed: true, source: `${REQ}:1:3` },
+      { command: ['/home/dev/mine'], managed: false, source: `${FILE}:1:3` },
+    ]);
+    // A config with no hooks (or -c hooks.permission_request=[]) still gets the required one.
+    const cleared = userConfig('', ['hooks.permission_request=[]']);
+    expect(resolveReviewSettings({ user: cleared, requirements: managed }).hooks).toHaveLength(1);
+  });
+
+  it('pins the automatic reviewer: the default becomes auto_review, a config asking for the user is refused', () => {
+    const managed = requirements(
+      'allowed_approvals_reviewers = ["auto_review"]\n[auto_review]\ncommand = ["/etc/ux/review"]\ntimeout = 20\n',
+    );
+    const resolved = resolveReviewSettings({ requirements: managed });
+    expect(resolved.approvalsReviewer).toEqual({ value: 'auto_review', source: `${REQ}:1:1` });
+    expect(resolved.autoReview).toMatchObject({
+      command: ['/etc/ux/review'],
+      timeoutMs: 20_000,
+      managed: true,
+      source: `${REQ}:2:2`,
+    });
+    const error = errorOf(() =>
+      resolveReviewSettings({ user: userConfig('\napprovals_reviewer = "user"\n'), requirements: managed }),
+    );
+    expect(error.message).toBe(
+      `${REQ}:1:1: approvals reviewer "user" (from ${FILE}:2:1) is not allowed here: allowed_approvals_reviewers = ["auto_review"]`,
+    );
+  });
+
+  it('refuses a user [auto_review] when the requirements define one, naming both places', () => {
+    const managed = requirements('[auto_review]\ncommand = ["/etc/ux/review"]\n');
+    const error = errorOf(() =>
+      resolveReviewSettings({
+        user: userConfig('[auto_review]\ncommand = ["/mine"]\n'),
+        requirements: managed,
+      }),
+    );
+    expect(error.file).toBe(FILE);
+    expect(error.line).toBe(1);
+    expect(error.message).toContain(`set by the managed requirements at ${REQ}:1:2`);
+  });
+
+  it('refuses auto_review without a reviewer command, at the line that chose it', () => {
+    const error = errorOf(() =>
+      resolveReviewSettings({
+        user: userConfig('sandbox_mode = "read-only"\napprovals_reviewer = "auto_review"\n'),
+      }),
+    );
+    expect(error.file).toBe(FILE);
+    expect(error.line).toBe(2);
+    expect(error.message).toContain('needs an automatic reviewer: add an [auto_review] table');
+    const pinned = requirements('allowed_approvals_reviewers = ["auto_review"]\n');
+    const managedError = errorOf(() => resolveReviewSettings({ requirements: pinned }));
+    expect(managedError.file).toBe(REQ);
+    expect(managedError.line).toBe(1);
+  });
+
+  it('checks the requirements file itself', () => {
+    expect(errorOf(() => requirements('allowed_approvals_reviewers = ["robot"]\n')).message).toContain(
+      'allowed_approvals_reviewers[0]: unknown value "robot"; expected one of user, auto_review',
+    );
+    expect(errorOf(() => requirements('approvals_reviewer = "user"\n')).message).toContain(
+      'unknown key approvals_reviewer',
+    );
+    expect(
+      errorOf(() => requirements('[[hooks.permission_request]]\ncommand = ["a"]\ntimeout = 1000\n')).line,
+    ).toBe(3);
+  });
+});

@@ -1,0 +1,162 @@
+import { didYouMean } from '@ux/protocol/core';
+import { describe, isTable } from './feature-table.js';
+import { rejectUnknownKeys } from './reject-unknown-keys.js';
+import type { Located } from './session-settings.js';
+import { strings } from './strings.js';
+import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
+
+/** Who answers approvals under `on-request` and `granular`: the person, or the `[auto_review]` command. */
+export type ApprovalsReviewer = 'user' | 'auto_review';
+export const approvalsReviewers = ['user', 'auto_review'] as const satisfies readonly ApprovalsReviewer[];
+
+/**
+ * A command that answers one JSON question: a `[[hooks.permission_request]]` entry or the
+ * `[auto_review]` reviewer. `timeoutMs` is the `timeout` written in seconds, or the default.
+ */
+export interface ReviewCommandConfig {
+  command: string[];
+  timeoutMs: number;
+  /** `name`: how messages call it; default the program's file name. */
+  name?: string;
+  /** Where its table starts. */
+  location: SourceLocation;
+}
+
+/** The reviewer-chain keys of a config or requirements file. */
+export interface ReviewConfig {
+  /** `[[hooks.permission_request]]`, in the order written. */
+  hooks: ReviewCommandConfig[];
+  /** `[auto_review]`. */
+  autoReview?: ReviewCommandConfig;
+  /** `approvals_reviewer` (config.toml only). */
+  approvalsReviewer?: Located<ApprovalsReviewer>;
+}
+
+export const REVIEW_KEYS = ['hooks', 'auto_review', 'approvals_reviewer'] as const;
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
+export const DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS = 60;
+export const MAX_REVIEW_TIMEOUT_SECONDS = 600;
+
+const HOOK_EVENTS = ['permission_request'];
+const COMMAND_KEYS = ['command', 'timeout', 'name'];
+
+/**
+ * Reads `[[hooks.permission_request]]`, `[auto_review]` and (unless `approvalsReviewer` is false, as in
+ * requirements) `approvals_reviewer`. Every mistake is a `ConfigError` at file:line:column.
+ */
+export function parseReviewConfig(
+  document: TomlDocument,
+  options: { approvalsReviewer: boolean } = { approvalsReviewer: true },
+): ReviewConfig {
+  const root = document.value;
+  const config: ReviewConfig = { hooks: [] };
+
+  if (root.hooks !== undefined) {
+    if (!isTable(root.hooks))
+      throw document.error(
+        ['hooks'],
+        `hooks must be a table of hook lists, such as [[hooks.permission_request]], got ${describe(root.hooks)}`,
+      );
+    rejectUnknownKeys(document, ['hooks'], root.hooks, HOOK_EVENTS);
+    const list = root.hooks.permission_request;
+    if (list !== undefined) {
+      const path = ['hooks', 'permission_request'];
+      if (!Array.isArray(list) || !list.every(isTable))
+        throw document.error(
+          path,
+          `hooks.permission_request must be a list of tables: write each hook as [[hooks.permission_request]] (two brackets) with command = ["program", "arg"]`,
+        );
+      config.hooks = list.map((_, index) =>
+        parseReviewCommand(document, [...path, index], DEFAULT_HOOK_TIMEOUT_SECONDS),
+      );
+    }
+  }
+
+  if (root.auto_review !== undefined) {
+    if (!isTable(root.auto_review))
+      throw document.error(
+        ['auto_review'],
+        `auto_review must be a table ([auto_review] with command = ["program", "arg"]), got ${describe(root.auto_review)}`,
+      );
+    config.autoReview = parseReviewCommand(document, ['auto_review'], DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS);
+  }
+
+  if (options.approvalsReviewer && root.approvals_reviewer !== undefined) {
+    const value = root.approvals_reviewer;
+    if (typeof value !== 'string' || !(approvalsReviewers as readonly string[]).includes(value))
+      throw document.error(
+        ['approvals_reviewer'],
+        `approvals_reviewer must be one of ${approvalsReviewers.map((v) => `"${v}"`).join(', ')}, got ${describe(value)}${
+          typeof value === 'string' ? didYouMean(value, approvalsReviewers) : ''
+        }`,
+      );
+    config.approvalsReviewer = {
+      value: value as ApprovalsReviewer,
+      location: document.locate(['approvals_reviewer']),
+    };
+  }
+  return config;
+}
+
+function parseReviewCommand(
+  document: TomlDocument,
+  path: readonly (string | number)[],
+  defaultTimeoutSeconds: number,
+): ReviewCommandConfig {
+  let table: unknown = document.value;
+  for (const key of path) table = (table as Record<string | number, unknown>)[key];
+  const body = table as Record<string, unknown>;
+  const label = formatKeyPath(path);
+  for (const key of Object.keys(body)) {
+    if (COMMAND_KEYS.includes(key)) continue;
+    const keyPath = [...path, key];
+    throw document.error(
+      keyPath,
+      `unknown key ${formatKeyPath(keyPath)}${didYouMean(key, COMMAND_KEYS) || `; known keys here: ${COMMAND_KEYS.join(', ')}`}`,
+    );
+  }
+
+  if (body.command === undefined)
+    throw document.error(
+      path,
+      `${label} needs command = ["program", "arg", …] (the program and its arguments, run without a shell)`,
+    );
+  if (!Array.isArray(body.command) || body.command.length === 0)
+    throw document.error(
+      [...path, 'command'],
+      `${label}.command must be a non-empty array of strings (the program and its arguments, run without a shell), got ${describe(body.command)}`,
+    );
+  const command = strings(document, [...path, 'command'], body.command);
+
+  let timeoutSeconds = defaultTimeoutSeconds;
+  if (body.timeout !== undefined) {
+    const timeout = body.timeout;
+    if (
+      typeof timeout !== 'number' ||
+      !Number.isFinite(timeout) ||
+      timeout <= 0 ||
+      timeout > MAX_REVIEW_TIMEOUT_SECONDS
+    )
+      throw document.error(
+        [...path, 'timeout'],
+        `${label}.timeout must be a number of seconds greater than 0 and at most ${MAX_REVIEW_TIMEOUT_SECONDS}, got ${describe(timeout)}`,
+      );
+    timeoutSeconds = timeout;
+  }
+
+  let name: string | undefined;
+  if (body.name !== undefined) {
+    if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 64)
+      throw document.error(
+        [...path, 'name'],
+        `${label}.name must be a non-empty string of at most 64 characters, got ${describe(body.name)}`,
+      );
+    name = body.name;
+  }
+  return {
+    command,
+    timeoutMs: Math.round(timeoutSeconds * 1000),
+    ...(name === undefined ? {} : { name }),
+    location: document.locate(path),
+  };
+}

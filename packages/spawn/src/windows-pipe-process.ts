@@ -1,0 +1,96 @@
+import type { ChildProcess } from 'node:child_process';
+import {
+  type ExecProcess,
+  type ExitStatus,
+  OutputHub,
+  type OutputSource,
+  StdinClosedError,
+  UxError,
+} from '@ux/protocol/core';
+import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
+import { windowsExitStatus } from './windows-exit-status.js';
+import type { WindowsProcessTree } from './windows-process-tree.js';
+
+/**
+ * A Windows child on pipes (child_process): stdout and stderr merged in arrival order, stdin a pipe or
+ * nothing. Interrupt and terminate end the whole tree through its job object (`WindowsProcessTree`): a
+ * child on pipes has a hidden console of its own, which the host cannot send a Ctrl-C to.
+ */
+export class WindowsPipeProcess implements ExecProcess {
+  readonly tty = false;
+  readonly exited: Promise<ExitStatus>;
+  readonly closed: Promise<void>;
+  private readonly hub = new OutputHub();
+  private status: ExitStatus | undefined;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly tree: WindowsProcessTree,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stdout'));
+    child.stderr?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stderr'));
+    child.stdin?.on('error', () => {});
+    // A failed kill() of an exited child is reported as an 'error' event; it changes nothing.
+    child.on('error', () => {});
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.status = windowsExitStatus(code, signal, tree.requested);
+        resolve(this.status);
+      });
+    });
+    this.closed = new Promise((resolve) => {
+      child.once('close', () => {
+        tree.release();
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  onOutput(listener: (chunk: Uint8Array, stream?: OutputSource) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  async write(data: Uint8Array | string): Promise<void> {
+    const stdin = this.child.stdin;
+    if (!stdin) throw new StdinClosedError({ processId: this.pid, reason: 'no_stdin' });
+    if (this.status || stdin.destroyed || stdin.writableEnded) {
+      throw new StdinClosedError({ processId: this.pid, reason: 'exited' });
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (stdin.writableLength + bytes.length > MAX_STDIN_QUEUED_BYTES) {
+      throw new UxError(
+        'invalid_arguments',
+        `refusing to write ${bytes.length} bytes: ${stdin.writableLength} bytes are still waiting for the process to read them (limit ${MAX_STDIN_QUEUED_BYTES})`,
+      );
+    }
+    stdin.write(bytes);
+  }
+
+  pauseOutput(): void {
+    this.child.stdout?.pause();
+    this.child.stderr?.pause();
+  }
+
+  resumeOutput(): void {
+    this.child.stdout?.resume();
+    this.child.stderr?.resume();
+  }
+
+  /** Ends the tree with STATUS_CONTROL_C_EXIT (reported as 130, SIGINT). */
+  async interrupt(): Promise<void> {
+    this.tree.end('interrupt');
+  }
+
+  /** TerminateJobObject at once (reported as 137, SIGKILL): Windows has no SIGTERM to give a grace for. */
+  async terminate(): Promise<void> {
+    this.tree.end('terminate');
+  }
+
+  exitStatus(): ExitStatus | undefined {
+    return this.status;
+  }
+}
