@@ -56,13 +56,23 @@ export async function attachSession(
       finish({ kind: 'exited', exitCode: event.exit_code });
   });
   if (!door.processes().some((process) => process.sessionId === target.sessionId && process.running)) {
-    // It ended between the receipt and now: a poll collects the rest and the exit code.
+    // It ended between the receipt and now: a poll collects the rest (shown: nothing is lost) and
+    // the exit code.
     unsubscribe();
     const last = await door.writeStdin(
-      { session_id: target.sessionId, yield_time_ms: 250 },
+      { session_id: target.sessionId, yield_time_ms: 250, max_output_tokens: ALL_KEPT_OUTPUT_TOKENS },
       { callId: `${target.callId}-attach` },
     );
-    return { kind: 'exited', exitCode: last.result?.exit_code ?? 0 };
+    const rest = last.result?.output ?? '';
+    if (rest !== '') {
+      terminal.write(rest);
+      atLineStart = rest.endsWith('\n');
+    }
+    const exitCode = last.result?.exit_code ?? 0;
+    terminal.write(
+      `${atLineStart ? '' : '\r\n'}[ux: session ${id} exited with code ${exitCode}${elapsedSince(target)}]\n`,
+    );
+    return { kind: 'exited', exitCode };
   }
 
   if (target.announced !== true) terminal.write(attachStatus(target));
@@ -96,8 +106,7 @@ export async function attachSession(
   release();
   unsubscribe();
   await writing;
-  const elapsed =
-    target.startedAt === undefined ? '' : ` after ${formatElapsed(Date.now() - target.startedAt)}`;
+  const elapsed = elapsedSince(target);
   const newline = atLineStart ? '' : '\r\n';
   terminal.write(
     outcome.kind === 'detached'
@@ -106,6 +115,13 @@ export async function attachSession(
   );
   return outcome;
 }
+
+function elapsedSince(target: AttachTarget): string {
+  return target.startedAt === undefined ? '' : ` after ${formatElapsed(Date.now() - target.startedAt)}`;
+}
+
+/** About 4 MB: more than the 1 MiB the door keeps, so a late poll shows all of the rest. */
+const ALL_KEPT_OUTPUT_TOKENS = 1_000_000;
 
 /** What of the typed keys goes to the process: all of them with a terminal, else only Ctrl-C. */
 function forwardable(keys: string, tty: boolean): string {

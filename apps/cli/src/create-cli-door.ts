@@ -118,7 +118,8 @@ async function composeDoor(
     execPolicy: createExecPolicy(rules),
     ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
     // The reviewer chain: hooks (the requirements' first), then the `[auto_review]` command when
-    // approvals_reviewer routes there (on-request and granular only), else the person.
+    // approvals_reviewer routes there (on-request and granular only), else the person. With
+    // `[auto_review] strict = true`, every command and retry goes to that command, hooks skipped.
     permissionHooks: session.review.hooks.map((hook) =>
       createCommandPermissionHook({
         command: hook.command,
@@ -126,9 +127,11 @@ async function composeDoor(
         ...(hook.name === undefined ? {} : { id: hook.name }),
       }),
     ),
-    ...(session.review.approvalsReviewer.value === 'auto_review' && session.review.autoReview
+    ...((session.review.approvalsReviewer.value === 'auto_review' || session.review.strict.value) &&
+    session.review.autoReview
       ? { autoReviewer: commandReviewer(session.review.autoReview) }
       : {}),
+    strictAutoReview: session.review.strict.value,
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });

@@ -33,14 +33,22 @@ export function doctorReviewChecks(session: CliSession, env: NodeJS.ProcessEnv):
 
   const reviewer = review.approvalsReviewer;
   const policy = approvalPolicyName(settings.approvalPolicy.value);
+  // Strict review sends every approval to the automatic reviewer, whatever the policy or reviewer choice.
+  const strict = review.strict.value;
   if (reviewer.value === 'user') {
     checks.push({
       name: 'approvals reviewer',
       status: 'ok',
-      detail: `user (${reviewer.source})${review.autoReview ? `; [auto_review] at ${review.autoReview.source} is not used` : ''}`,
+      detail: `user (${reviewer.source})${
+        !review.autoReview
+          ? ''
+          : strict
+            ? `; strict: every approval goes to the automatic reviewer instead (${review.strict.source})`
+            : `; [auto_review] at ${review.autoReview.source} is not used`
+      }`,
     });
   } else {
-    const routed = policy === 'on-request' || policy === 'granular';
+    const routed = strict || policy === 'on-request' || policy === 'granular';
     checks.push({
       name: 'approvals reviewer',
       status: routed ? 'ok' : 'warn',
@@ -58,7 +66,14 @@ export function doctorReviewChecks(session: CliSession, env: NodeJS.ProcessEnv):
         'automatic reviewer',
         review.autoReview,
         env,
-        reviewer.value === 'auto_review' ? 'every approval it is asked would be refused' : undefined,
+        strict
+          ? 'every command would be refused'
+          : reviewer.value === 'auto_review'
+            ? 'every approval it is asked would be refused'
+            : undefined,
+        strict
+          ? `; strict (${review.strict.source}): every command, even one that runs without asking, and every retry goes to it, permission hooks skipped`
+          : '',
       ),
     );
   }
@@ -70,11 +85,12 @@ function commandCheck(
   config: ResolvedReviewCommand,
   env: NodeJS.ProcessEnv,
   consequence: string | undefined,
+  mode = '',
 ): DoctorCheck {
   const label = config.name === undefined ? '' : `"${config.name}" `;
   const detail = `${label}${JSON.stringify(config.command)}, timeout ${config.timeoutMs / 1000} s (${config.source}${
     config.managed ? ', required by the managed requirements' : ''
-  })`;
+  })${mode}`;
   const problem = programProblem(config.command[0]!, env);
   if (!problem) return { name, status: 'ok', detail };
   return {

@@ -169,6 +169,46 @@ describe('ux exec (terminal): a hook that leaves it to the reviewers', () => {
   });
 });
 
+describe('[auto_review] strict = true', () => {
+  it('sends even a command that runs without asking to the automatic reviewer, whose denial stops it', async () => {
+    const home = makeHome();
+    const reviewer = script(home, 'auto_review', '{"decision":"deny","message":"no echo in strict mode"}');
+    const hook = script(home, 'hook', ALLOW);
+    writeFileSync(
+      home.config,
+      [
+        'approval_policy = "on-request"',
+        'sandbox_mode = "danger-full-access"',
+        '[[hooks.permission_request]]',
+        `command = ["${hook}"]`,
+        '[auto_review]',
+        `command = ["${reviewer}"]`,
+        'name = "test-reviewer"',
+        'strict = true',
+        '',
+      ].join('\n'),
+    );
+    const result = await runUx(['exec', '--', 'echo', 'hi'], home);
+    const shown = result.stdout + result.stderr;
+    expect(result.status).not.toBe(0);
+    expect(shown).toContain('rejected by the automatic reviewer "test-reviewer": no echo in strict mode');
+    expect(shown).not.toMatch(/^hi$/m);
+    expect(JSON.parse(readFileSync(join(home.home, 'auto_review.json'), 'utf8'))).toMatchObject({
+      display_command: 'echo hi',
+      policy_reason: 'every command of this turn goes to the automatic reviewer',
+      retry: false,
+    });
+    // Strict review skips the permission hooks (this one would have allowed it).
+    expect(existsSync(join(home.home, 'hook.json'))).toBe(false);
+
+    const doctor = await runUx(['doctor', '--json'], home);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; detail: string }[] }).checks;
+    expect(checks.find((check) => check.name === 'automatic reviewer')?.detail).toContain(
+      `(${home.config}:5:2); strict (${home.config}:8:1): every command`,
+    );
+  });
+});
+
 describe('managed requirements and ux doctor', () => {
   it('a required hook runs before the user’s and its denial wins', async () => {
     const admin = makeHome();

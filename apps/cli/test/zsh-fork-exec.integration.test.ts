@@ -73,13 +73,18 @@ describe('ux exec through the zsh fork', () => {
     await session.waitFor('program: touch two');
     await session.waitFor('Press y/x');
     await session.type('x');
-    // Wherever the command was (still starting, or attached), abort stops waiting, never the command.
+    // Abort stops waiting, never the command: it goes on without `touch two` (denied) and says done.
     await session.waitFor(/Execution denied: aborted by the user|keeps running as session/);
-    await session.waitFor('done');
     if (session.screen.includes('keeps running as session')) {
+      // Stopped waiting (the abort came while the call was still starting or waiting): the command
+      // runs on in the background; attaching shows the rest of its output and its end.
       await session.waitFor('ux> ');
+      await session.type('attach\r');
+      await session.waitFor('done');
+      await session.waitFor(/exited with code 0/);
+      await session.waitFor(/ux> $/);
       await session.type('quit\r');
-    }
+    } else await session.waitFor('done');
     await session.exitCode();
     expect(existsSync(join(home.workspace, 'one'))).toBe(true);
     expect(existsSync(join(home.workspace, 'two'))).toBe(false);

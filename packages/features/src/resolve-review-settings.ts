@@ -22,14 +22,22 @@ export interface ReviewResolution {
   approvalsReviewer: Chosen<ApprovalsReviewer>;
   /** The `[auto_review]` command: the requirements', else the user's. */
   autoReview?: ResolvedReviewCommand;
+  /**
+   * `[auto_review] strict`: every approval, even for a command policy runs without asking, goes to
+   * `autoReview` (which then always exists), hooks skipped, whatever `approvalsReviewer` says. Default
+   * false; `strict = true` in the requirements pins it on.
+   */
+  strict: Chosen<boolean>;
 }
 
 /**
  * The reviewer chain's configuration: hooks from both files (the requirements' first, and a user
  * config can add hooks but never remove those), `approvals_reviewer` (default `user`, or the first
- * value `allowed_approvals_reviewers` allows), and the `[auto_review]` command. A choice the
- * requirements do not allow, an `[auto_review]` in the config when the requirements define one, and
- * `auto_review` without an `[auto_review]` command are `ConfigError`s naming file:line.
+ * value `allowed_approvals_reviewers` allows), the `[auto_review]` command and its `strict` switch
+ * (the config's, unless the requirements pin `strict = true`). A choice the requirements do not
+ * allow, an `[auto_review]` command in the config when the requirements define one, `strict = false`
+ * against the requirements' `strict = true`, and `auto_review` or `strict = true` without an
+ * `[auto_review]` command are `ConfigError`s naming file:line.
  */
 export function resolveReviewSettings(input: {
   user?: UserConfig;
@@ -45,6 +53,21 @@ export function resolveReviewSettings(input: {
     ...(requirements?.review.hooks ?? []).map((hook) => resolved(hook, true)),
     ...(user?.review.hooks ?? []).map((hook) => resolved(hook, false)),
   ];
+
+  const managedStrict = requirements?.review.autoReviewStrict;
+  const userStrict = user?.review.autoReviewStrict;
+  if (managedStrict?.value === true && userStrict?.value === false)
+    throw new ConfigError({
+      ...managedStrict.location,
+      reason: `auto_review.strict = false (from ${formatLocation(userStrict.location)}) is not allowed here: the managed requirements pin auto_review.strict = true, and a user config cannot turn it off; remove strict = false`,
+    });
+  // The requirements can only require strict review: their `strict = false` leaves the choice to the config.
+  const strict: Chosen<boolean> =
+    managedStrict?.value === true
+      ? { value: true, source: formatLocation(managedStrict.location) }
+      : userStrict
+        ? { value: userStrict.value, source: formatLocation(userStrict.location) }
+        : { value: false, source: managedStrict ? formatLocation(managedStrict.location) : 'default' };
 
   const managedReview = requirements?.review.autoReview;
   const userReview = user?.review.autoReview;
@@ -79,5 +102,10 @@ export function resolveReviewSettings(input: {
       ...(written?.location ?? allowed?.location ?? { file: 'approvals_reviewer' }),
       reason: `approvals_reviewer = "auto_review" (from ${approvalsReviewer.source}) needs an automatic reviewer: add an [auto_review] table with command = ["program", "arg"] (it reads the approval request as JSON on stdin and answers {"decision":"allow"} or {"decision":"deny","message":"…"})`,
     });
-  return { hooks, approvalsReviewer, ...(autoReview ? { autoReview } : {}) };
+  if (strict.value && !autoReview)
+    throw new ConfigError({
+      ...(managedStrict?.value === true ? managedStrict.location : userStrict!.location),
+      reason: `auto_review.strict = true (from ${strict.source}) needs an automatic reviewer: add command = ["program", "arg"] to the [auto_review] table (it reads the approval request as JSON on stdin and answers {"decision":"allow"} or {"decision":"deny","message":"…"})`,
+    });
+  return { hooks, approvalsReviewer, ...(autoReview ? { autoReview } : {}), strict };
 }

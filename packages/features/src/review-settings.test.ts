@@ -149,6 +149,52 @@ describe('[[hooks.permission_request]] and [auto_review] in config.toml', () => 
     expect(error.message).toContain(reason);
   });
 
+  it('reads [auto_review] strict, alone or beside the command', () => {
+    const config = userConfig('[auto_review]\ncommand = ["/opt/review"]\nstrict = true\n');
+    expect(config.review.autoReviewStrict).toEqual({
+      value: true,
+      location: { file: FILE, line: 3, column: 1 },
+    });
+    expect(config.review.autoReview).toEqual({
+      command: ['/opt/review'],
+      timeoutMs: 60_000,
+      location: { file: FILE, line: 1, column: 2 },
+    });
+    const alone = userConfig('[auto_review]\nstrict = false\n');
+    expect(alone.review.autoReviewStrict?.value).toBe(false);
+    expect(alone.review.autoReview).toBeUndefined();
+    expect(userConfig('[auto_review]\ncommand = ["/opt/review"]\n').review.autoReviewStrict).toBeUndefined();
+    expect(
+      userConfig('', ['auto_review.command=["/opt/review"]', 'auto_review.strict=true']).review
+        .autoReviewStrict?.value,
+    ).toBe(true);
+  });
+
+  it.each([
+    [
+      '[auto_review]\ncommand = ["a"]\nstrict = "yes"\n',
+      3,
+      'auto_review.strict must be true or false, got "yes"',
+    ],
+    ['[auto_review]\nstrict = 1\n', 2, 'auto_review.strict must be true or false, got 1'],
+    [
+      '[auto_review]\ncommand = ["a"]\nstrct = true\n',
+      3,
+      'unknown key auto_review.strct (did you mean "strict"?)',
+    ],
+    ['[auto_review]\nstrict = true\ntimeout = 5\n', 1, 'auto_review needs command = ["program", "arg", …]'],
+    [
+      '[[hooks.permission_request]]\ncommand = ["a"]\nstrict = true\n',
+      3,
+      'unknown key hooks.permission_request[0].strict; strict is a setting of [auto_review] only; known keys here: command, timeout, name',
+    ],
+  ])('strict: %j is refused at line %i', (text, line, reason) => {
+    const error = errorOf(() => userConfig(text));
+    expect(error.file).toBe(FILE);
+    expect(error.line).toBe(line);
+    expect(error.message).toContain(reason);
+  });
+
   it('takes approvals_reviewer and a hook from -c overrides', () => {
     const config = userConfig('', [
       'approvals_reviewer="auto_review"',
@@ -168,6 +214,7 @@ describe('the reviewer chain with managed requirements', () => {
     expect(resolveReviewSettings({})).toEqual({
       hooks: [],
       approvalsReviewer: { value: 'user', source: 'default' },
+      strict: { value: false, source: 'default' },
     });
   });
 
@@ -232,6 +279,85 @@ describe('the reviewer chain with managed requirements', () => {
     const managedError = errorOf(() => resolveReviewSettings({ requirements: pinned }));
     expect(managedError.file).toBe(REQ);
     expect(managedError.line).toBe(1);
+  });
+
+  it('strict review comes from the config, defaults to off, and needs a reviewer command', () => {
+    const on = resolveReviewSettings({
+      user: userConfig('[auto_review]\ncommand = ["/opt/review"]\nstrict = true\n'),
+    });
+    expect(on.strict).toEqual({ value: true, source: `${FILE}:3:1` });
+    expect(on.autoReview?.command).toEqual(['/opt/review']);
+    // Strict does not need approvals_reviewer = "auto_review": it sends every approval there anyway.
+    expect(on.approvalsReviewer.value).toBe('user');
+    expect(
+      resolveReviewSettings({ user: userConfig('[auto_review]\ncommand = ["/opt/review"]\n') }).strict,
+    ).toEqual({ value: false, source: 'default' });
+
+    const error = errorOf(() =>
+      resolveReviewSettings({
+        user: userConfig('sandbox_mode = "read-only"\n[auto_review]\nstrict = true\n'),
+      }),
+    );
+    expect(error.file).toBe(FILE);
+    expect(error.line).toBe(3);
+    expect(error.message).toContain(
+      `auto_review.strict = true (from ${FILE}:3:1) needs an automatic reviewer: add command = ["program", "arg"] to the [auto_review] table`,
+    );
+  });
+
+  it('requirements pin strict = true: a config cannot turn it off, and may supply the reviewer', () => {
+    const managed = requirements('[auto_review]\nstrict = true\n');
+    expect(managed.review.autoReview).toBeUndefined();
+    const resolved = resolveReviewSettings({
+      user: userConfig('[auto_review]\ncommand = ["/home/dev/review"]\n'),
+      requirements: managed,
+    });
+    expect(resolved.strict).toEqual({ value: true, source: `${REQ}:2:1` });
+    expect(resolved.autoReview).toMatchObject({ command: ['/home/dev/review'], managed: false });
+
+    const off = errorOf(() =>
+      resolveReviewSettings({
+        user: userConfig('[auto_review]\ncommand = ["/home/dev/review"]\nstrict = false\n'),
+        requirements: managed,
+      }),
+    );
+    expect(off.message).toBe(
+      `${REQ}:2:1: auto_review.strict = false (from ${FILE}:3:1) is not allowed here: the managed requirements pin auto_review.strict = true, and a user config cannot turn it off; remove strict = false`,
+    );
+    // Also when the requirements define the reviewer too, and through -c.
+    const withCommand = requirements('[auto_review]\ncommand = ["/etc/ux/review"]\nstrict = true\n');
+    expect(resolveReviewSettings({ requirements: withCommand }).strict.value).toBe(true);
+    expect(
+      errorOf(() =>
+        resolveReviewSettings({
+          user: userConfig('', ['auto_review.strict=false']),
+          requirements: withCommand,
+        }),
+      ).message,
+    ).toContain('a user config cannot turn it off');
+
+    // Pinned with no reviewer anywhere: refused at the requirements' line.
+    const missing = errorOf(() => resolveReviewSettings({ requirements: managed }));
+    expect(missing.file).toBe(REQ);
+    expect(missing.line).toBe(2);
+    expect(missing.message).toContain('needs an automatic reviewer');
+  });
+
+  it('requirements with strict = false pin nothing, and a config may add strict to their reviewer', () => {
+    const relaxed = requirements('[auto_review]\ncommand = ["/etc/ux/review"]\nstrict = false\n');
+    expect(resolveReviewSettings({ requirements: relaxed }).strict).toEqual({
+      value: false,
+      source: `${REQ}:3:1`,
+    });
+    const resolved = resolveReviewSettings({
+      user: userConfig('[auto_review]\nstrict = true\n'),
+      requirements: relaxed,
+    });
+    expect(resolved.strict).toEqual({ value: true, source: `${FILE}:2:1` });
+    expect(resolved.autoReview).toMatchObject({ command: ['/etc/ux/review'], managed: true });
+    expect(errorOf(() => requirements('[auto_review]\nstrict = "on"\n')).message).toContain(
+      `${REQ}:2:1: auto_review.strict must be true or false, got "on"`,
+    );
   });
 
   it('checks the requirements file itself', () => {

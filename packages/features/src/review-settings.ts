@@ -26,8 +26,13 @@ export interface ReviewCommandConfig {
 export interface ReviewConfig {
   /** `[[hooks.permission_request]]`, in the order written. */
   hooks: ReviewCommandConfig[];
-  /** `[auto_review]`. */
+  /** `[auto_review]`, when it has a `command` (a table with `strict` alone adds none). */
   autoReview?: ReviewCommandConfig;
+  /**
+   * `[auto_review] strict`: every command, even one policy runs without asking, and every retry goes
+   * to the automatic reviewer, without permission hooks. In requirements, `true` pins it on.
+   */
+  autoReviewStrict?: Located<boolean>;
   /** `approvals_reviewer` (config.toml only). */
   approvalsReviewer?: Located<ApprovalsReviewer>;
 }
@@ -39,10 +44,13 @@ export const MAX_REVIEW_TIMEOUT_SECONDS = 600;
 
 const HOOK_EVENTS = ['permission_request'];
 const COMMAND_KEYS = ['command', 'timeout', 'name'];
+const AUTO_REVIEW_KEYS = [...COMMAND_KEYS, 'strict'];
 
 /**
  * Reads `[[hooks.permission_request]]`, `[auto_review]` and (unless `approvalsReviewer` is false, as in
- * requirements) `approvals_reviewer`. Every mistake is a `ConfigError` at file:line:column.
+ * requirements) `approvals_reviewer`. An `[auto_review]` table needs a `command` unless it holds
+ * `strict` alone (strict review of a reviewer defined elsewhere: the requirements' or the user's).
+ * Every mistake is a `ConfigError` at file:line:column.
  */
 export function parseReviewConfig(
   document: TomlDocument,
@@ -78,7 +86,26 @@ export function parseReviewConfig(
         ['auto_review'],
         `auto_review must be a table ([auto_review] with command = ["program", "arg"]), got ${describe(root.auto_review)}`,
       );
-    config.autoReview = parseReviewCommand(document, ['auto_review'], DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS);
+    const table = root.auto_review;
+    if (table.strict !== undefined) {
+      if (typeof table.strict !== 'boolean')
+        throw document.error(
+          ['auto_review', 'strict'],
+          `auto_review.strict must be true or false, got ${describe(table.strict)}`,
+        );
+      config.autoReviewStrict = {
+        value: table.strict,
+        location: document.locate(['auto_review', 'strict']),
+      };
+    }
+    const strictAlone = Object.keys(table).length === 1 && table.strict !== undefined;
+    if (!strictAlone)
+      config.autoReview = parseReviewCommand(
+        document,
+        ['auto_review'],
+        DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS,
+        AUTO_REVIEW_KEYS,
+      );
   }
 
   if (options.approvalsReviewer && root.approvals_reviewer !== undefined) {
@@ -102,17 +129,19 @@ function parseReviewCommand(
   document: TomlDocument,
   path: readonly (string | number)[],
   defaultTimeoutSeconds: number,
+  knownKeys: readonly string[] = COMMAND_KEYS,
 ): ReviewCommandConfig {
   let table: unknown = document.value;
   for (const key of path) table = (table as Record<string | number, unknown>)[key];
   const body = table as Record<string, unknown>;
   const label = formatKeyPath(path);
   for (const key of Object.keys(body)) {
-    if (COMMAND_KEYS.includes(key)) continue;
+    if (knownKeys.includes(key)) continue;
     const keyPath = [...path, key];
+    const elsewhere = key === 'strict' ? '; strict is a setting of [auto_review] only' : '';
     throw document.error(
       keyPath,
-      `unknown key ${formatKeyPath(keyPath)}${didYouMean(key, COMMAND_KEYS) || `; known keys here: ${COMMAND_KEYS.join(', ')}`}`,
+      `unknown key ${formatKeyPath(keyPath)}${didYouMean(key, knownKeys) || `${elsewhere}; known keys here: ${knownKeys.join(', ')}`}`,
     );
   }
 

@@ -353,6 +353,77 @@ describe('the reviewer chain', () => {
     expect(calls).toEqual([]);
   });
 
+  it('the strictAutoReview setting reviews a known-safe command of every request, without hooks', async () => {
+    const watcher = hook('watcher', { decision: 'allow' });
+    // Without the setting, `ls` runs without anyone being asked.
+    const relaxedReviewer = recordingReviewer({ type: 'approved' }, 'guardian');
+    const relaxed = setup({ approvalPolicy: 'on-request', autoReviewer: relaxedReviewer });
+    const relaxedRun = recordingAttempt(['ok']);
+    await relaxed.orchestrator.run(request('ls'), relaxedRun.attempt);
+    expect(relaxedRun.calls).toHaveLength(1);
+    expect(relaxedReviewer.requests).toEqual([]);
+
+    const auto = recordingReviewer({ type: 'approved' }, 'guardian');
+    const strict = setup({
+      approvalPolicy: 'on-request',
+      autoReviewer: auto,
+      permissionHooks: [watcher],
+      strictAutoReview: true,
+    });
+    const approved = recordingAttempt(['ok']);
+    await strict.orchestrator.run(request('ls', { justification: 'look around' }), approved.attempt);
+    expect(auto.requests).toHaveLength(1);
+    expect(auto.requests[0]).toMatchObject({
+      display_command: 'ls',
+      reason: 'look around',
+      policy_reason: 'every command of this turn goes to the automatic reviewer',
+      retry: false,
+    });
+    expect(approved.calls).toHaveLength(1);
+    expect(watcher.seen).toEqual([]);
+    expect(strict.reviewer.requests).toEqual([]);
+
+    // A request that says otherwise is not strict.
+    await strict.orchestrator.run(
+      request('ls', { strictAutoReview: false }),
+      recordingAttempt(['ok']).attempt,
+    );
+    expect(auto.requests).toHaveLength(1);
+
+    const denying = setup({
+      approvalPolicy: 'on-request',
+      autoReviewer: recordingReviewer({ type: 'denied' }, 'guardian'),
+      permissionHooks: [watcher],
+      strictAutoReview: true,
+    });
+    const refused = recordingAttempt(['ok']);
+    expect(await rejection(denying.orchestrator.run(request('ls'), refused.attempt))).toMatchObject({
+      reason: 'rejected by the automatic reviewer "guardian"',
+      source: 'reviewer',
+    });
+    expect(refused.calls).toEqual([]);
+    expect(watcher.seen).toEqual([]);
+    expect(denying.reviewer.requests).toEqual([]);
+  });
+
+  it('the strictAutoReview setting sends network questions to the automatic reviewer too', async () => {
+    const auto = recordingReviewer({ type: 'denied' }, 'guardian');
+    const { orchestrator, reviewer } = setup({ autoReviewer: auto, strictAutoReview: true });
+    expect(
+      await orchestrator.decideNetwork({ host: 'example.org', port: 443, protocol: 'https', cwd: '/work' }),
+    ).toBe('deny');
+    expect(auto.requests).toHaveLength(1);
+    expect(reviewer.requests).toEqual([]);
+  });
+
+  it('the strictAutoReview setting without an automatic reviewer is refused when the orchestrator is created', () => {
+    expect(() => setup({ strictAutoReview: true })).toThrow(InvalidArgumentsError);
+    expect(() => setup({ strictAutoReview: true })).toThrow(
+      'invalid orchestrator arguments: strictAutoReview: is true but no autoReviewer is set',
+    );
+    expect(() => setup({ strictAutoReview: false })).not.toThrow();
+  });
+
   it('abort rejects and asks to interrupt the turn', async () => {
     const { orchestrator } = setup({ reviewer: recordingReviewer({ type: 'abort' }) });
     const error = await rejection(orchestrator.run(request('cargo test'), recordingAttempt([]).attempt));

@@ -73,6 +73,13 @@ export interface OrchestratorSettings {
    * `approvals_reviewer = auto_review`), and for every approval of a turn with `strictAutoReview`.
    */
   autoReviewer?: Reviewer;
+  /**
+   * Strict automatic review for every request that does not set `strictAutoReview` itself: each
+   * command, even one policy would run without asking, and each retry goes to `autoReviewer`, without
+   * permission hooks; intercepted execs, patches and network questions go to it too. Default false.
+   * Requires `autoReviewer`.
+   */
+  strictAutoReview?: boolean;
   /** The user. */
   reviewer: Reviewer;
   /** The session's approval cache; default a fresh one (one per orchestrator). */
@@ -114,7 +121,10 @@ export interface OrchestratorRequest {
   justification?: string;
   /** The model's suggested prefix for a saved rule. */
   prefixRule?: readonly string[];
-  /** This turn sends every approval, retries included, to the automatic reviewer. */
+  /**
+   * This turn sends every approval, retries included, to the automatic reviewer; default
+   * `settings.strictAutoReview`.
+   */
   strictAutoReview?: boolean;
   /** Aborts pending reviews (they answer `abort`); passed on to the attempts. */
   signal?: AbortSignal;
@@ -167,6 +177,17 @@ export interface Orchestrator {
  * caller's `attempt` does, so PTY, pipe and remote runs share every decision.
  */
 export function createOrchestrator(settings: OrchestratorSettings): Orchestrator {
+  if (settings.strictAutoReview && settings.autoReviewer === undefined)
+    throw new InvalidArgumentsError({
+      tool: 'orchestrator',
+      issues: [
+        {
+          path: 'strictAutoReview',
+          message:
+            'is true but no autoReviewer is set: strict automatic review sends every approval to the automatic reviewer; pass autoReviewer, or leave strictAutoReview false',
+        },
+      ],
+    });
   const platform = settings.platform ?? process.platform;
   const policy =
     'type' in settings.policy ? effectivePolicyFromSandboxPolicy(settings.policy) : settings.policy;
@@ -184,6 +205,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     user: settings.reviewer,
     store,
   };
+  const strictByDefault = settings.strictAutoReview ?? false;
   const routedToAutoReviewer =
     settings.autoReviewer !== undefined &&
     ['on-request', 'granular'].includes(approvalPolicyName(approvalPolicy));
@@ -279,7 +301,8 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     chain,
     sandboxes,
     newApprovalId: settings.newApprovalId ?? randomUUID,
-    reviewer: routedToAutoReviewer ? ('auto' as const) : ('user' as const),
+    // Intercepted execs, patches and network questions: strict by default sends them to the reviewer too.
+    reviewer: strictByDefault || routedToAutoReviewer ? ('auto' as const) : ('user' as const),
     onApprovalRequest: (request: ApprovalRequest) => announce(request),
   };
 
@@ -357,7 +380,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         ? { backend: await selectSandbox(request.environment), policy: attemptPolicy }
         : null;
 
-      const strict = request.strictAutoReview ?? false;
+      const strict = request.strictAutoReview ?? strictByDefault;
       const reviewer = strict || routedToAutoReviewer ? 'auto' : 'user';
       const amendment = requirement.proposedAmendment;
       const cacheKey = approvalKey({
