@@ -3,7 +3,6 @@ import { constants, openSync } from 'node:fs';
 import {
   type ExecProcess,
   InvalidArgumentsError,
-  isValidTerminalSize,
   MissingCommandLineError,
   SPAWNER_SPECIFICATION_VERSION,
   type Spawner,
@@ -20,6 +19,7 @@ import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest, SpawnEscalation } from './spawn-escalation.js';
 import { decideSpawnKind } from './spawn-kind.js';
+import { spawnRequestIssues } from './spawn-request-issues.js';
 import { createWindowsSpawner, type WindowsSpawnerSettings } from './windows-spawner.js';
 
 export interface LocalSpawnerSettings {
@@ -195,24 +195,7 @@ function loadNative(argv: readonly string[]): NodePtyNative {
 
 /** Refuses what the OS would reject or mangle: NUL bytes, `=` in names, nonsense PTY sizes. */
 function validate(request: LocalSpawnRequest): void {
-  const issues: { path: string; message: string }[] = [];
-  request.argv.forEach((arg, index) => {
-    if (typeof arg !== 'string') issues.push({ path: `argv[${index}]`, message: 'must be a string' });
-    else if (arg.includes('\0'))
-      issues.push({ path: `argv[${index}]`, message: 'must not contain a NUL byte' });
-  });
-  for (const [name, value] of Object.entries(request.env)) {
-    if (name === '' || name.includes('=') || name.includes('\0')) {
-      issues.push({ path: `env.${name}`, message: 'is not a valid variable name' });
-    } else if (typeof value !== 'string') {
-      issues.push({ path: `env.${name}`, message: 'must be a string' });
-    } else if (value.includes('\0')) {
-      issues.push({ path: `env.${name}`, message: 'must not contain a NUL byte' });
-    }
-  }
-  if (request.size && !isValidTerminalSize(request.size)) {
-    issues.push({ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' });
-  }
+  const issues = spawnRequestIssues(request);
   if (request.escalation) issues.push(...escalationIssues(request.escalation));
   if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'spawn', issues });
 }

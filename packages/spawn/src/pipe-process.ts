@@ -1,15 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import {
-  type ExecProcess,
-  type ExitStatus,
-  OutputHub,
-  type OutputSource,
-  StdinClosedError,
-  UxError,
-} from '@ux/protocol/core';
+import { type ExecProcess, type ExitStatus, OutputHub, type OutputSource } from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import type { ProcessGroup } from './process-group.js';
-import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
+import { writeChildStdin } from './write-child-stdin.js';
 
 /** A child on pipes: stdout and stderr merged in arrival order, stdin a pipe or /dev/null. */
 export class PipeProcess implements ExecProcess {
@@ -51,19 +44,7 @@ export class PipeProcess implements ExecProcess {
 
   /** Queues bytes for the child. Resolves once queued; refuses when the child is not reading. */
   async write(data: Uint8Array | string): Promise<void> {
-    const stdin = this.child.stdin;
-    if (!stdin) throw new StdinClosedError({ processId: this.pid, reason: 'no_stdin' });
-    if (this.status || stdin.destroyed || stdin.writableEnded) {
-      throw new StdinClosedError({ processId: this.pid, reason: 'exited' });
-    }
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (stdin.writableLength + bytes.length > MAX_STDIN_QUEUED_BYTES) {
-      throw new UxError(
-        'invalid_arguments',
-        `refusing to write ${bytes.length} bytes: ${stdin.writableLength} bytes are still waiting for the process to read them (limit ${MAX_STDIN_QUEUED_BYTES})`,
-      );
-    }
-    stdin.write(bytes);
+    writeChildStdin(this.child.stdin, this.pid, this.status !== undefined, data);
   }
 
   pauseOutput(): void {

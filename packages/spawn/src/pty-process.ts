@@ -1,18 +1,12 @@
 import { closeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import {
-  type ExecProcess,
-  type ExitStatus,
-  InvalidArgumentsError,
-  isValidTerminalSize,
-  OutputHub,
-  type TerminalSize,
-} from '@ux/protocol/core';
+import { type ExecProcess, type ExitStatus, OutputHub, type TerminalSize } from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import type { NativeTerminal, NodePtyNative } from './node-pty-native.js';
 import type { ProcessGroup } from './process-group.js';
 import { PtyWriter } from './pty-writer.js';
 import { PTY_DRAIN_MAX_MS, PTY_DRAIN_QUIET_MS } from './spawn-constants.js';
+import { checkResizeSize } from './spawn-request-issues.js';
 
 /**
  * A child on a PTY: it leads its own session, and its terminal output arrives as bytes.
@@ -110,12 +104,7 @@ export class PtyProcess implements ExecProcess {
   }
 
   resize(size: TerminalSize): void {
-    if (!isValidTerminalSize(size)) {
-      throw new InvalidArgumentsError({
-        tool: 'resize',
-        issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],
-      });
-    }
+    checkResizeSize(size);
     if (this.status) return;
     this.native.resize(this.terminal.fd, size.cols, size.rows);
   }

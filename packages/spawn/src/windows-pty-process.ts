@@ -1,14 +1,13 @@
 import {
   type ExecProcess,
   type ExitStatus,
-  InvalidArgumentsError,
-  isValidTerminalSize,
   OutputHub,
   StdinClosedError,
   type TerminalSize,
   UxError,
 } from '@ux/protocol/core';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
+import { checkResizeSize } from './spawn-request-issues.js';
 import { windowsExitStatus } from './windows-exit-status.js';
 import type { WindowsProcessTree } from './windows-process-tree.js';
 
@@ -94,12 +93,7 @@ export class WindowsPtyProcess implements ExecProcess {
   }
 
   resize(size: TerminalSize): void {
-    if (!isValidTerminalSize(size)) {
-      throw new InvalidArgumentsError({
-        tool: 'resize',
-        issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],
-      });
-    }
+    checkResizeSize(size);
     if (this.status) return;
     this.pty.resize(size.cols, size.rows);
   }

@@ -93,7 +93,7 @@ describe('planWindowsSpawn refuses', () => {
         arg0: 'other',
         escalation: { socketPath: '/tmp/s', token: 'ab'.repeat(8), fd: 63 },
       }).map((issue) => issue.path),
-    ).toEqual(['argv[1]', 'env.PATH', 'env.A=B', 'env.C', 'size', 'arg0', 'escalation']);
+    ).toEqual(['argv[1]', 'env.A=B', 'env.C', 'size', 'env.PATH', 'arg0', 'escalation']);
     expect(issues({ env: { Path: 'C:\\Windows\\System32', PATH: 'C:\\x' } })[0]!.message).toBe(
       'names the same variable as env.Path (Windows variable names ignore case)',
     );

@@ -1,6 +1,5 @@
 import {
   InvalidArgumentsError,
-  isValidTerminalSize,
   MissingCommandLineError,
   type TerminalSize,
   windowsArgumentsLine,
@@ -9,6 +8,7 @@ import {
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest } from './spawn-escalation.js';
 import { decideSpawnKind } from './spawn-kind.js';
+import { spawnRequestIssues } from './spawn-request-issues.js';
 import {
   checkWindowsWorkingDirectory,
   type WindowsPathKind,
@@ -143,21 +143,9 @@ function checkLength(commandLine: string): void {
 
 /** Refuses what Windows would reject or mangle. */
 function validateWindowsRequest(request: LocalSpawnRequest): void {
-  const issues: { path: string; message: string }[] = [];
-  request.argv.forEach((arg, index) => {
-    if (typeof arg !== 'string') issues.push({ path: `argv[${index}]`, message: 'must be a string' });
-    else if (arg.includes('\0'))
-      issues.push({ path: `argv[${index}]`, message: 'must not contain a NUL byte' });
-  });
+  const issues = spawnRequestIssues(request);
   const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(request.env)) {
-    if (name === '' || name.includes('=') || name.includes('\0')) {
-      issues.push({ path: `env.${name}`, message: 'is not a valid variable name' });
-    } else if (typeof value !== 'string') {
-      issues.push({ path: `env.${name}`, message: 'must be a string' });
-    } else if (value.includes('\0')) {
-      issues.push({ path: `env.${name}`, message: 'must not contain a NUL byte' });
-    }
+  for (const name of Object.keys(request.env)) {
     const folded = name.toUpperCase();
     const other = seen.get(folded);
     if (other !== undefined) {
@@ -166,9 +154,6 @@ function validateWindowsRequest(request: LocalSpawnRequest): void {
         message: `names the same variable as env.${other} (Windows variable names ignore case)`,
       });
     } else seen.set(folded, name);
-  }
-  if (request.size && !isValidTerminalSize(request.size)) {
-    issues.push({ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' });
   }
   if (request.tty && request.arg0 !== undefined && request.arg0 !== request.argv[0]) {
     issues.push({
