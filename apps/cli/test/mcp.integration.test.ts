@@ -276,7 +276,8 @@ describe('ux mcp', () => {
     const marker = uniqueMarker();
     const started = await client.callTool({
       name: 'exec_command',
-      arguments: { cmd: `: ${marker}; sleep 300`, yield_time_ms: 250 },
+      // The marker after the sleep: bash 5.2 execs a list's last command, which would drop the marker.
+      arguments: { cmd: `sleep 300; : ${marker}`, yield_time_ms: 250 },
     });
     const sessionId = (started.structuredContent as { session_id?: number }).session_id;
     expect(sessionId).toEqual(expect.any(Number));
@@ -317,7 +318,8 @@ describe('ux mcp', () => {
     const marker = uniqueMarker();
     const controller = new AbortController();
     const call = client.callTool(
-      { name: 'exec_command', arguments: { cmd: `: ${marker}; sleep 60`, yield_time_ms: 30_000 } },
+      // The marker after the sleep: bash 5.2 execs a list's last command, which would drop the marker.
+      { name: 'exec_command', arguments: { cmd: `sleep 60; : ${marker}`, yield_time_ms: 30_000 } },
       CallToolResultSchema,
       { signal: controller.signal },
     );
