@@ -72,6 +72,8 @@ export async function startCliNetworkProxy(
       policy: {
         allow: network.allow.map((entry) => entry.pattern),
         deny: network.deny.map((entry) => entry.pattern),
+        // An approval may not reach past the administrator's list: outside it, no question is asked.
+        ...(network.cap?.mode === 'domains' ? { askable: network.cap.allow } : {}),
       },
       ...(network.askUnknown.value
         ? { ask: (request, settings) => (ask ? ask(request, settings) : 'deny') }

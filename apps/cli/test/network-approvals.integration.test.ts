@@ -159,3 +159,24 @@ describe('ux mcp: a host outside the list', () => {
     expect(receipt).toContain(`hello from other.test:${server.port}`);
   });
 });
+
+describe('ux mcp under a requirements cap without ask_unknown = false', () => {
+  it('asks only about hosts inside the cap; one outside it is refused and nobody is asked', async () => {
+    const server = await httpServer();
+    const home = networkHome({ requirements: '[network]\nallow = ["allowed.test", "*.corp.test"]\n' });
+    const { asked, run } = await mcpWithElicitation(home, () => ({
+      action: 'accept',
+      content: { decision: 'approve_for_session' },
+    }));
+    const outside = await run(`${CURL} ${server.url('other.test')}; echo`);
+    expect(outside).toContain(
+      'ux: network access to "other.test" is not allowed by the sandbox\'s network policy: it is outside the network.allow list an administrator pinned in the requirements, so it cannot be approved here',
+    );
+    expect(asked).toEqual([]);
+    const inside = await run(`${CURL} ${server.url('build.corp.test')}`);
+    expect(inside).toContain(`hello from build.corp.test:${server.port}`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`wants to reach build.corp.test:${server.port}`);
+    expect(server.hosts).toEqual([`build.corp.test:${server.port}`]);
+  });
+});

@@ -17,7 +17,7 @@ export function networkHome(files: UxFiles = {}): NetworkHome {
   mkdirSync(tmp);
   home.env.TMPDIR = tmp;
   home.env.UX_NETWORK_PROXY_HOSTS =
-    'allowed.test=127.0.0.1,denied.test=127.0.0.1,other.test=127.0.0.1,secret.corp.test=127.0.0.1';
+    'allowed.test=127.0.0.1,denied.test=127.0.0.1,other.test=127.0.0.1,secret.corp.test=127.0.0.1,build.corp.test=127.0.0.1';
   return { ...home, tmp };
 }
 

@@ -28,6 +28,8 @@ export function describeDenial(denial: DenialDescription): string {
       return denial.kind === 'name'
         ? `${access} is not allowed by the sandbox's network policy (it is not in network.allow); add it to network.allow${denial.canAsk ? ' or approve it when asked' : ''}`
         : `${access} is not allowed by the sandbox's network policy (an IP address is reached only when it is listed itself in network.allow); add it there${denial.canAsk ? ' or approve it when asked' : ''}`;
+    case 'outside_cap':
+      return `${access} is not allowed by the sandbox's network policy: it is outside the network.allow list an administrator pinned in the requirements, so it cannot be approved here; ask the administrator to add it there`;
     case 'refused':
       return denial.detail === 'deny_session'
         ? `${access} was refused when approval was asked, for the rest of this session`

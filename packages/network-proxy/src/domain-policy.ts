@@ -10,6 +10,12 @@ import { type NormalizedHost, normalizeHost } from './normalize-host.js';
 export interface NetworkPolicy {
   allow: readonly string[];
   deny?: readonly string[];
+  /**
+   * When set, the only hosts a question may be asked about (an administrator's cap on the allow list):
+   * a host in neither list and outside these patterns is denied without asking (`outside_cap`), so an
+   * approval can never reach past the cap.
+   */
+  askable?: readonly string[];
 }
 
 /** One parsed pattern. */
@@ -34,6 +40,8 @@ export interface CompiledDomainPolicy {
   readonly policy: NetworkPolicy;
   /** The deny entry that matches, else the allow entry that matches, else `undefined` (unknown host). */
   match(host: NormalizedHost, port: number): DomainMatch | undefined;
+  /** Whether a question may be asked about this host: always, unless `askable` is set and misses it. */
+  mayAsk(host: NormalizedHost, port: number): boolean;
 }
 
 /**
@@ -124,11 +132,23 @@ export function compileDomainPolicy(policy: NetworkPolicy): CompiledDomainPolicy
       reason: 'invalid_option',
       message: 'network.deny must be a list of patterns',
     });
+  if (policy.askable !== undefined && !Array.isArray(policy.askable))
+    throw new NetworkProxyError({
+      reason: 'invalid_option',
+      message: 'network.askable must be a list of patterns',
+    });
   const allow = compileList(policy.allow.map((pattern) => parseDomainPattern(pattern, 'allow')));
   const deny = compileList((policy.deny ?? []).map((pattern) => parseDomainPattern(pattern, 'deny')));
-  const frozen: NetworkPolicy = { allow: [...policy.allow], deny: [...(policy.deny ?? [])] };
+  const askable =
+    policy.askable && compileList(policy.askable.map((pattern) => parseDomainPattern(pattern, 'allow')));
+  const frozen: NetworkPolicy = {
+    allow: [...policy.allow],
+    deny: [...(policy.deny ?? [])],
+    ...(policy.askable ? { askable: [...policy.askable] } : {}),
+  };
   return {
     policy: frozen,
+    mayAsk: (host, port) => (askable ? askable(host, port) !== undefined : true),
     match(host, port) {
       const denied = deny(host, port);
       if (denied) return { list: 'deny', pattern: denied };

@@ -50,6 +50,37 @@ describe('the decision per host', () => {
     });
   });
 
+  it('asks only about hosts inside the administrator cap (askable); others are refused unasked', async () => {
+    const { ask, calls, answer } = askedWith(['allow_once']);
+    const decider = createNetworkDecider({
+      policy: compileDomainPolicy({ allow: ['api.test'], askable: ['*.corp.test', 'github.com:443'] }),
+      ask,
+    });
+    expect(await decider.decide(target('evil.test'), 'https', never)).toEqual({
+      allowed: false,
+      decision: 'denied',
+      decidedBy: 'policy',
+      denial: 'outside_cap',
+    });
+    // A port the cap entry does not cover is outside it too.
+    expect(await decider.decide(target('github.com', 22), 'socks5', never)).toMatchObject({
+      allowed: false,
+      denial: 'outside_cap',
+    });
+    expect(calls).toHaveLength(0);
+    const inside = decider.decide(target('build.corp.test'), 'https', never);
+    await Promise.resolve();
+    answer(0);
+    expect(await inside).toMatchObject({ allowed: true, decision: 'asked_allowed' });
+    expect(calls.map((call) => call.request.host)).toEqual(['build.corp.test']);
+  });
+
+  it('refuses a policy whose askable is not a list', () => {
+    expect(() => compileDomainPolicy({ allow: [], askable: 'x' as unknown as string[] })).toThrow(
+      'network.askable must be a list of patterns',
+    );
+  });
+
   it('concurrent connections to one host share one question; allow_session is remembered', async () => {
     const { ask, calls, answer } = askedWith(['allow_session']);
     const decider = createNetworkDecider({ policy: compileDomainPolicy({ allow: [] }), ask });

@@ -33,6 +33,8 @@ export type DenialReason =
   | 'deny_list'
   /** It matches no entry of `network.allow`, and there is no `ask`. */
   | 'not_in_allow_list'
+  /** It matches no entry of `network.allow` nor of the administrator's cap (`askable`): never asked. */
+  | 'outside_cap'
   /** `ask` answered `deny` or `deny_session` (now, or earlier in the session). */
   | 'refused'
   /** `ask` threw or gave an answer that is not one of the four. */
@@ -207,6 +209,8 @@ export function createNetworkDecider(options: {
         };
       if (!ask)
         return { allowed: false, decision: 'denied', decidedBy: 'policy', denial: 'not_in_allow_list' };
+      if (!policy.mayAsk(host, port))
+        return { allowed: false, decision: 'denied', decidedBy: 'policy', denial: 'outside_cap' };
       return waitForAnswer(host.host, { host: host.host, port, protocol }, signal);
     },
   };

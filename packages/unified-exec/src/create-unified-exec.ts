@@ -280,7 +280,11 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   const tools: ToolDefinition[] = [];
   if (plan.tools.includes('exec_command')) {
     tools.push(
-      execCommandToolDefinition({ ...plan.execCommandVariant, platform: process.platform }),
+      execCommandToolDefinition({
+        ...plan.execCommandVariant,
+        platform: process.platform,
+        environments: { ids: environments.ids, defaultId: environments.default },
+      }),
       writeStdinToolDefinition(),
     );
   }
@@ -353,6 +357,7 @@ function checkedEnvironments(options: UnifiedExecOptions): {
   remote: ReadonlyMap<string, DoorEnvironment>;
   local: boolean;
   default: string | undefined;
+  ids: string[];
   count: number;
 } {
   const remote = new Map(Object.entries(options.environments ?? {}));
@@ -372,5 +377,5 @@ function checkedEnvironments(options: UnifiedExecOptions): {
     throw new TypeError(
       `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
     );
-  return { remote, local, default: chosen, count: ids.length };
+  return { remote, local, default: chosen, ids, count: ids.length };
 }

@@ -26,7 +26,10 @@ describe('environment_id', () => {
   it('is offered when there is a choice, and routes each call to its environment', async () => {
     const { door, events } = threeDoor();
     const schema = door.tools.find((tool) => tool.name === 'exec_command')!;
-    expect(JSON.stringify(schema)).toContain('environment_id');
+    expect((schema.parameters.properties as Record<string, unknown>).environment_id).toMatchObject({
+      enum: ['local', 'box', 'dev'],
+      description: 'Which environment to run in: local, box or dev. Default: local.',
+    });
     const here = parseReceipt((await door.execCommand({ cmd: PARENT }, ctx('a'))).text);
     const onBox = parseReceipt(
       (await door.execCommand({ cmd: PARENT, environment_id: 'box' }, ctx('b'))).text,

@@ -283,7 +283,10 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     if (probe.available) return backend;
     throw new SandboxUnavailableError({
       backend: backend.id,
-      reason: `environment "${environment}": ${probe.reason}`,
+      // The probe's reason usually names the environment already ("cannot reach environment …").
+      reason: probe.reason.includes(`environment "${environment}"`)
+        ? probe.reason
+        : `environment "${environment}": ${probe.reason}`,
       fix: probe.fix,
     });
   };

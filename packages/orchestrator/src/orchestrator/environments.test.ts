@@ -66,6 +66,30 @@ describe('remote environments', () => {
     expect(box.probes).toBe(2);
   });
 
+  it('names the environment once when the probe already names it', async () => {
+    const box = fakeBackend('exec-server', {
+      probe: async () => ({
+        available: false,
+        reason: 'cannot reach environment "box": connection refused',
+        fix: 'start it',
+      }),
+    });
+    const orchestrator = createOrchestrator({
+      sandboxRegistry: createSandboxRegistry({}),
+      environments: { box },
+      platform: 'linux',
+      approvalPolicy: 'never',
+      policy: WORKSPACE_WRITE,
+      reviewer: recordingReviewer({ type: 'approved' }),
+      bashParser: bash,
+    });
+    const { attempt } = recordingAttempt(['ok']);
+    const error = await orchestrator.run(request('make', { environment: 'box' }), attempt).catch((e) => e);
+    expect(error.message).toBe(
+      'sandbox "exec-server" unavailable: cannot reach environment "box": connection refused; start it',
+    );
+  });
+
   it('refuses an environment it has no sandbox for', async () => {
     const orchestrator = createOrchestrator({
       sandboxRegistry: createSandboxRegistry({}),

@@ -134,7 +134,7 @@ export interface NetworkAccessEvent {
   decision: 'allowed' | 'denied' | 'asked_allowed' | 'asked_denied';
   /** The lists, an answer to this connection's question, or an answer remembered for the session. */
   decided_by: 'policy' | 'ask' | 'session';
-  /** Why it was refused (`deny_list`, `not_in_allow_list`, `refused`, `local_address`, …). */
+  /** Why it was refused (`deny_list`, `not_in_allow_list`, `outside_cap`, `refused`, `local_address`, …). */
   denial?: string;
   /** The address connected to. */
   address?: string;

@@ -42,6 +42,29 @@ describe('tool definitions', () => {
     expect(schema.properties.yield_time_ms).not.toHaveProperty('maximum');
   });
 
+  it('lists the environments of the session and names the default, so a model need not guess', () => {
+    const listed = execCommandToolDefinition({
+      environmentId: true,
+      environments: { ids: ['local', 'box', 'dev'], defaultId: 'dev' },
+    }).parameters as Schema;
+    expect(listed.properties.environment_id).toEqual({
+      type: 'string',
+      enum: ['local', 'box', 'dev'],
+      description: 'Which environment to run in: local, box or dev. Default: dev.',
+    });
+    const noDefault = execCommandToolDefinition({
+      environmentId: true,
+      environments: { ids: ['box', 'dev'] },
+    }).parameters as Schema;
+    expect(noDefault.properties.environment_id?.description).toBe(
+      'Which environment to run in: box or dev. Required: this session has no default.',
+    );
+    const notOffered = execCommandToolDefinition({
+      environments: { ids: ['local', 'box'], defaultId: 'local' },
+    }).parameters as Schema;
+    expect(notOffered.properties).not.toHaveProperty('environment_id');
+  });
+
   it('offers exactly the parameters of the variant', () => {
     const zshFork = execCommandToolDefinition({ shell: false, login: false }).parameters as Schema;
     expect(zshFork.properties).not.toHaveProperty('shell');

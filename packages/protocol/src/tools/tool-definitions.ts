@@ -18,6 +18,11 @@ export type ToolName = 'exec_command' | 'write_stdin' | 'shell_command';
 export interface ExecCommandToolOptions extends ExecCommandVariant {
   /** Adds the Windows notes to the description. */
   platform?: NodeJS.Platform;
+  /**
+   * The session's environments, when `environment_id` is offered: the parameter then lists them (an
+   * `enum`) and names the default, so a model can pick one without guessing.
+   */
+  environments?: { ids: readonly string[]; defaultId?: string };
 }
 
 const WINDOWS_NOTES =
@@ -29,7 +34,7 @@ const WINDOWS_NOTES =
 
 export function execCommandToolDefinition(options: ExecCommandToolOptions = {}): ToolDefinition {
   const { execCommand } = TOOL_JSON_SCHEMAS;
-  const properties = Object.fromEntries(
+  const properties: Record<string, JsonSchema> = Object.fromEntries(
     execCommandParameters(options).map((name) => [
       name,
       name === 'sandbox_permissions' && !options.additionalPermissions
@@ -37,6 +42,10 @@ export function execCommandToolDefinition(options: ExecCommandToolOptions = {}):
         : execCommand.properties[name as keyof typeof execCommand.properties],
     ]),
   );
+  const environments = options.environments;
+  if (options.environmentId && environments && environments.ids.length > 0) {
+    properties.environment_id = environmentIdProperty(environments.ids, environments.defaultId);
+  }
   return {
     name: 'exec_command',
     description: `Run a shell command. Returns its output once it exits, or, if it is still running after yield_time_ms, a session ID to pass to write_stdin to send input or read more output.${
@@ -49,6 +58,17 @@ export function execCommandToolDefinition(options: ExecCommandToolOptions = {}):
       additionalProperties: false,
     }),
     outputSchema: structuredClone(TOOL_JSON_SCHEMAS.execResult),
+  };
+}
+
+function environmentIdProperty(ids: readonly string[], defaultId: string | undefined): JsonSchema {
+  const listed = ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(', ')} or ${ids.at(-1)}`;
+  return {
+    type: 'string',
+    enum: [...ids],
+    description: `Which environment to run in: ${listed}.${
+      defaultId === undefined ? ' Required: this session has no default.' : ` Default: ${defaultId}.`
+    }`,
   };
 }
 
