@@ -13,13 +13,7 @@ import {
   type ResolveHost,
 } from '@ux/network-proxy';
 import { type NetworkAccessEvent, type NetworkProxyEndpoint, UxError } from '@ux/protocol/core';
-
-/**
- * FOR TESTS ONLY. `name=ip[,name=ip…]`: the session's proxy resolves these names to these addresses
- * instead of asking the system resolver (which knows nothing of a test's `allowed.test`). Read only
- * when set, and announced on stderr whenever it is; every other name resolves as usual.
- */
-export const TEST_HOSTS_VARIABLE = 'UX_NETWORK_PROXY_HOSTS';
+import { TEST_HOSTS_VARIABLE } from './without-test-switches.js';
 
 /** The longest Unix socket path (`sun_path` holds 108 bytes with its NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;

@@ -27,6 +27,7 @@ import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
 import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
+import { withoutTestSwitches } from './without-test-switches.js';
 
 export interface CliDoorOptions {
   /** The session directory (absolute). */
@@ -157,7 +158,7 @@ async function composeDoor(
     allowLoginShell: session.configuration.user?.allowLoginShell,
     earlyExitWindowMs: session.configuration.user?.earlyExitWindowMs,
     environment: settings.environment,
-    baseEnvironment: options.env,
+    baseEnvironment: withoutTestSwitches(options.env),
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
     onWarning: options.onWarning,
     ...(broker ? { escalationBroker: broker } : {}),

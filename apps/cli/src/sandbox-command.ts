@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
+import { resolve } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
-import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS } from '@ux/protocol/core';
+import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS, UxError } from '@ux/protocol/core';
 import { withNetworkProxy } from './cli-session.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -15,6 +17,7 @@ import {
 } from './policy-options.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
+import { withoutTestSwitches } from './without-test-switches.js';
 
 const SANDBOX_MODES = ['read-only', 'workspace-write'] as const;
 
@@ -27,7 +30,9 @@ deny_read, sandbox_backends, bwrap_path) and these options.
 
 Options:
   --cwd DIR              working directory, writable in workspace-write mode (default the current one)
-${policyHelp(SANDBOX_MODES, 'default from config, else workspace-write')}  --mode MODE            deprecated name of --sandbox
+${policyHelp(SANDBOX_MODES, 'default from config, else workspace-write')}  --network-log FILE     with a network by domain: append one JSON line per connection through the
+                         proxy (host, port, decision, bytes each way) to FILE; - for stderr
+  --mode MODE            deprecated name of --sandbox
   -h, --help             this help
 
 Exit codes: the command's own; 1 when the sandbox cannot run here (with the fix); 2 usage error.
@@ -43,6 +48,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       cwd: { type: 'string' },
       ...POLICY_OPTIONS,
       mode: { type: 'string' },
+      'network-log': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
@@ -89,28 +95,44 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
     enabledBackends: session.settings.enabledBackends?.value,
     allowedBackends: session.settings.allowedBackends,
   });
+  const logPath = values['network-log'];
+  if (logPath !== undefined && policy.network !== 'proxied')
+    throw new UsageError(
+      '--network-log logs the connections of a network by domain; add --allow-domain HOST (or network = { allow = […] } in the config)',
+      HELP_COMMAND,
+    );
   const backend = await selector.select();
   const tty = Boolean(process.stdin.isTTY);
+  // Opened before the proxy starts, so a log that cannot be written leaves nothing running.
+  const log = logPath === undefined ? undefined : openNetworkLog(logPath, cwd, io);
   // A network by domain: this run's proxy. Nobody can be asked here (the terminal is the command's),
   // so hosts outside the allow list are denied; the 403 says which rule and what to change.
   const proxy =
     policy.network === 'proxied'
-      ? await (await import('./cli-network-proxy.js')).startCliNetworkProxy(
-          { ...session.settings.network, askUnknown: { value: false, source: 'ux sandbox asks nobody' } },
-          {
-            platform: io.platform,
-            env: io.env,
-            onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
-          },
-        )
+      ? await (await import('./cli-network-proxy.js'))
+          .startCliNetworkProxy(
+            { ...session.settings.network, askUnknown: { value: false, source: 'ux sandbox asks nobody' } },
+            {
+              platform: io.platform,
+              env: io.env,
+              onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
+            },
+          )
+          .catch((error: unknown) => {
+            log?.close();
+            throw error;
+          })
       : undefined;
+  const stopLog = log && proxy?.onAccess((event) => log.write(`${JSON.stringify(event)}\n`));
   try {
     const effective = proxy ? withNetworkProxy(policy, proxy.endpoint) : policy;
     const plan = await backend.plan({
       argv: positionals,
       cwd,
       env: Object.fromEntries(
-        Object.entries(io.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        Object.entries(withoutTestSwitches(io.env)).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
       ),
       policy: effective,
       tty,
@@ -125,8 +147,27 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       await plan.cleanup?.();
     }
   } finally {
+    // Closing the proxy ends its last exchanges, whose events still reach the log.
     await proxy?.close();
+    stopLog?.();
+    log?.close();
   }
+}
+
+/** The `--network-log` target: a file opened for appending (its failure is a clear error), or stderr. */
+function openNetworkLog(path: string, cwd: string, io: Io): { write(line: string): void; close(): void } {
+  if (path === '-') return { write: (line) => io.stderr(line), close: () => {} };
+  const file = resolve(cwd, path);
+  let fd: number;
+  try {
+    fd = openSync(file, 'a', 0o600);
+  } catch (error) {
+    throw new UxError(
+      'config_error',
+      `--network-log ${path}: cannot open ${file} for appending (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  return { write: (line) => writeSync(fd, line), close: () => closeSync(fd) };
 }
 
 /**

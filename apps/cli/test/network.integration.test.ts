@@ -4,7 +4,7 @@
 // Test servers listen on this host's 127.0.0.1; the names `allowed.test`, `denied.test` and
 // `other.test` reach them through UX_NETWORK_PROXY_HOSTS, the proxy's host mapping for tests.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -54,6 +54,73 @@ describe('ux sandbox --allow-domain', () => {
     expect(server.hosts).toEqual([`allowed.test:${server.port}`]);
     expect(result.stderr).toContain('UX_NETWORK_PROXY_HOSTS is set');
     expect(result.status).toBe(0);
+  });
+
+  it('--network-log writes one JSON line per connection; the test switch stays out of the command', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const log = join(home.tmp, 'net.jsonl');
+    const script = `${CURL} ${server.url('allowed.test')}; ${CURL} ${server.url('other.test')}; echo; echo "switch=\${UX_NETWORK_PROXY_HOSTS-unset}"`;
+    const result = await runUx(
+      ['sandbox', '--allow-domain', 'allowed.test', '--network-log', log, '--', 'sh', '-c', script],
+      home,
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('switch=unset');
+    const lines = readFileSync(log, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      expect.objectContaining({
+        type: 'network_access',
+        host: 'allowed.test',
+        port: server.port,
+        protocol: 'http',
+        decision: 'allowed',
+        decided_by: 'policy',
+        bytes_up: expect.any(Number),
+        bytes_down: expect.any(Number),
+      }),
+      expect.objectContaining({
+        host: 'other.test',
+        decision: 'denied',
+        denial: 'not_in_allow_list',
+        bytes_up: 0,
+        bytes_down: 0,
+      }),
+    ]);
+    expect(lines[0].bytes_down).toBeGreaterThan(0);
+    expect(proxyDirectories(home)).toEqual([]);
+  });
+
+  it('--network-log without a network by domain, or to a file it cannot open, is refused before anything runs', async () => {
+    const home = networkHome();
+    const marker = join(home.workspace, 'ran');
+    const off = await runUx(['sandbox', '--network-log', '-', '--', 'touch', marker], home);
+    expect(off.status).toBe(2);
+    expect(off.stderr).toContain(
+      'ux: --network-log logs the connections of a network by domain; add --allow-domain HOST',
+    );
+    const missing = await runUx(
+      [
+        'sandbox',
+        '--allow-domain',
+        'allowed.test',
+        '--network-log',
+        '/nonexistent/net.jsonl',
+        '--',
+        'touch',
+        marker,
+      ],
+      home,
+    );
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(
+      'ux: --network-log /nonexistent/net.jsonl: cannot open /nonexistent/net.jsonl for appending (ENOENT)',
+    );
+    expect(existsSync(marker)).toBe(false);
+    expect(proxyDirectories(home)).toEqual([]);
   });
 
   it('takes an IP address as an allow entry (that address only)', async () => {
