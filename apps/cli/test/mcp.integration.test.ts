@@ -82,16 +82,19 @@ describe('ux mcp', () => {
       required: ['cmd'],
       additionalProperties: false,
     });
-    expect(Object.keys(exec.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining([
-        'cmd',
-        'workdir',
-        'tty',
-        'yield_time_ms',
-        'max_output_tokens',
-        'sandbox_permissions',
-      ]),
-    );
+    // One environment (this machine): no environment_id; no additional permissions by default.
+    expect(Object.keys(exec.inputSchema.properties ?? {})).toEqual([
+      'cmd',
+      'workdir',
+      'shell',
+      'tty',
+      'login',
+      'yield_time_ms',
+      'max_output_tokens',
+      'sandbox_permissions',
+      'justification',
+      'prefix_rule',
+    ]);
     expect(tools[1]!.inputSchema).toMatchObject({ required: ['session_id'], additionalProperties: false });
     expect(exec.outputSchema?.properties).toHaveProperty('chunk_id');
   });

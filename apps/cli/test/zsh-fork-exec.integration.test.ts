@@ -117,6 +117,31 @@ describe('ux exec through the zsh fork', () => {
   });
 });
 
+describe('a remote environment in a zsh-fork session', () => {
+  it('runs direct there (bash, no interception), while local commands still go through the fork', async () => {
+    const home = forkHome('prefix_rule(pattern=["rm"], decision="forbidden")\n');
+    writeFileSync(
+      home.config,
+      `${FORK_FLAGS}[zsh_fork]\nzsh_path = "${zsh}"\n[environments.dev]\ncommand = ${JSON.stringify([process.execPath, BIN, 'exec-server', '--listen', 'stdio'])}\n`,
+    );
+    writeFileSync(join(home.workspace, 'local-file'), 'keep');
+    writeFileSync(join(home.workspace, 'remote-file'), 'gone');
+    const script = (file: string) =>
+      `echo "zsh=\${ZSH_VERSION:-none} bash=\${BASH_VERSION:+yes}"; R=rm; $R -f ${file}; echo after`;
+    const local = await runUx(['exec', '--', script('local-file')], home);
+    expect(local.stdout).toContain('zsh=5.9 bash=\n');
+    expect(local.stdout).toContain('Execution denied');
+    expect(existsSync(join(home.workspace, 'local-file'))).toBe(true);
+    // The same script in the remote environment: the server's /bin/bash, direct; the fork's per-exec
+    // checks do not reach a remote host (docs/remote.md), so the hidden rm runs there.
+    const remote = await runUx(['exec', '--env', 'dev', '--', script('remote-file')], home);
+    expect(remote.status).toBe(0);
+    expect(remote.stdout).toContain('zsh=none bash=yes\nafter\n');
+    expect(remote.stdout).not.toContain('Execution denied');
+    expect(existsSync(join(home.workspace, 'remote-file'))).toBe(false);
+  });
+});
+
 async function connect(home: UxHome, elicit?: (message: string) => ElicitResult) {
   const transport = new StdioClientTransport({
     command: process.execPath,

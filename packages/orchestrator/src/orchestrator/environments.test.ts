@@ -17,6 +17,18 @@ const request = (script: string, extra: Partial<OrchestratorRequest> = {}): Orch
   ...extra,
 });
 
+/** An orchestrator with only the remote environment `box` and no local backend. */
+const boxOnly = (box: ReturnType<typeof fakeBackend>) =>
+  createOrchestrator({
+    sandboxRegistry: createSandboxRegistry({}),
+    environments: { box },
+    platform: 'linux',
+    approvalPolicy: 'never',
+    policy: WORKSPACE_WRITE,
+    reviewer: recordingReviewer({ type: 'approved' }),
+    bashParser: bash,
+  });
+
 describe('remote environments', () => {
   it('sandboxes a remote request with that environment’s backend only, never a local one', async () => {
     const local = fakeBackend('bwrap');
@@ -44,15 +56,7 @@ describe('remote environments', () => {
           ? { available: true }
           : { available: false, reason: 'cannot reach box: connection refused', fix: 'start it' },
     });
-    const orchestrator = createOrchestrator({
-      sandboxRegistry: createSandboxRegistry({}),
-      environments: { box },
-      platform: 'linux',
-      approvalPolicy: 'never',
-      policy: WORKSPACE_WRITE,
-      reviewer: recordingReviewer({ type: 'approved' }),
-      bashParser: bash,
-    });
+    const orchestrator = boxOnly(box);
     const { attempt, calls } = recordingAttempt(['ok']);
     const error = await orchestrator.run(request('make', { environment: 'box' }), attempt).catch((e) => e);
     expect(SandboxUnavailableError.isInstance(error)).toBe(true);
@@ -74,15 +78,7 @@ describe('remote environments', () => {
         fix: 'start it',
       }),
     });
-    const orchestrator = createOrchestrator({
-      sandboxRegistry: createSandboxRegistry({}),
-      environments: { box },
-      platform: 'linux',
-      approvalPolicy: 'never',
-      policy: WORKSPACE_WRITE,
-      reviewer: recordingReviewer({ type: 'approved' }),
-      bashParser: bash,
-    });
+    const orchestrator = boxOnly(box);
     const { attempt } = recordingAttempt(['ok']);
     const error = await orchestrator.run(request('make', { environment: 'box' }), attempt).catch((e) => e);
     expect(error.message).toBe(
@@ -91,15 +87,7 @@ describe('remote environments', () => {
   });
 
   it('refuses an environment it has no sandbox for', async () => {
-    const orchestrator = createOrchestrator({
-      sandboxRegistry: createSandboxRegistry({}),
-      environments: { box: fakeBackend('exec-server') },
-      platform: 'linux',
-      approvalPolicy: 'never',
-      policy: WORKSPACE_WRITE,
-      reviewer: recordingReviewer({ type: 'approved' }),
-      bashParser: bash,
-    });
+    const orchestrator = boxOnly(fakeBackend('exec-server'));
     const error = await orchestrator
       .run(request('make', { environment: 'bx' }), recordingAttempt([]).attempt)
       .catch((e) => e);
