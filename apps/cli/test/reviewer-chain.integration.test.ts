@@ -195,7 +195,7 @@ describe('[auto_review] strict = true', () => {
     expect(shown).not.toMatch(/^hi$/m);
     expect(JSON.parse(readFileSync(join(home.home, 'auto_review.json'), 'utf8'))).toMatchObject({
       display_command: 'echo hi',
-      policy_reason: 'every command of this turn goes to the automatic reviewer',
+      policy_reason: 'strict automatic review: every command goes to the automatic reviewer',
       retry: false,
     });
     // Strict review skips the permission hooks (this one would have allowed it).

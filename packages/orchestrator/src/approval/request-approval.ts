@@ -20,16 +20,24 @@ export interface ReviewerChain {
   store: ApprovalStore;
 }
 
-export interface ApprovalQuestion {
+interface ApprovalQuestionBase {
   request: ApprovalRequest;
-  hookRequest: PermissionHookRequest;
-  /** `deny_only` for a retry without the sandbox: a hook may refuse it but not grant it. */
-  hooks: 'allow_and_deny' | 'deny_only' | 'skip';
   reviewer: 'auto' | 'user';
   /** The approval-cache key of the command (`approvalKey`). */
   cacheKey: string;
   signal: AbortSignal;
 }
+
+/** What the chain is asked. The hooks' request is needed only when hooks are asked. */
+export type ApprovalQuestion = ApprovalQuestionBase &
+  (
+    | {
+        /** `deny_only` for a retry without the sandbox: a hook may refuse it but not grant it. */
+        hooks: 'allow_and_deny' | 'deny_only';
+        hookRequest: PermissionHookRequest;
+      }
+    | { hooks: 'skip'; hookRequest?: PermissionHookRequest }
+  );
 
 /** The refusal when a person answered no (distinct from "aborted by the user" and "no one could be asked"). */
 export const REJECTED_BY_USER = 'rejected by the user';

@@ -376,7 +376,7 @@ describe('the reviewer chain', () => {
     expect(auto.requests[0]).toMatchObject({
       display_command: 'ls',
       reason: 'look around',
-      policy_reason: 'every command of this turn goes to the automatic reviewer',
+      policy_reason: 'strict automatic review: every command goes to the automatic reviewer',
       retry: false,
     });
     expect(approved.calls).toHaveLength(1);

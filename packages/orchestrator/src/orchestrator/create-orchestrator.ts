@@ -476,7 +476,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         await ask({
           phase: 'initial',
           reason: request.justification,
-          policyReason: 'every command of this turn goes to the automatic reviewer',
+          policyReason: 'strict automatic review: every command goes to the automatic reviewer',
           unsandboxed: initialUnsandboxed(),
           hooks: 'skip',
         });

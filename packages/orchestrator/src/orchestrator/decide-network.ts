@@ -87,14 +87,7 @@ export async function decideNetwork(
   try {
     const decision = await requestApproval(chain, {
       request: question,
-      hookRequest: {
-        tool: 'Bash',
-        command: question.display_command!,
-        argv: [],
-        cwd: request.cwd,
-        phase: 'initial',
-        call_id: question.call_id,
-      },
+      // Permission hooks judge commands, not hosts.
       hooks: 'skip',
       reviewer: decider.reviewer,
       // The proxy remembers session answers by host; the chain's command cache must not answer for it.
