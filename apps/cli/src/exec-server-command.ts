@@ -1,7 +1,10 @@
 import { dirname, join } from 'node:path';
 import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
+import type { Requirements } from '@ux/features';
+import { ConfigError } from '@ux/protocol/core';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
+import { loadConfiguration } from './config-files.js';
 import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
@@ -24,6 +27,7 @@ export async function execServerCommand(
     io.stdout(EXEC_SERVER_HELP);
     return 0;
   }
+  refuseWhereLocalIsForbidden(loadConfiguration(io.env).requirements);
   const session = loadCliSession(io);
   const { settings } = session;
   // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
@@ -57,4 +61,17 @@ export async function execServerCommand(
   const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
   const { help: _help, ...serverSettings } = parsed;
   return await runExecServer(serverSettings, io, { sandboxRegistry, prependPathDirs: helpers, ...deps });
+}
+
+/**
+ * The server runs commands on this machine. Where the requirements forbid local commands
+ * (`allowed_environments` without "local"), a server here would be a way around them: refused.
+ */
+function refuseWhereLocalIsForbidden(requirements: Requirements | undefined): void {
+  const allowed = requirements?.allowedEnvironments;
+  if (!allowed || allowed.values.includes('local')) return;
+  throw new ConfigError({
+    ...allowed.location,
+    reason: `allowed_environments = [${allowed.values.map((id) => `"${id}"`).join(', ')}] forbids commands on this machine, and ux exec-server would run them here; run the server on a host whose requirements allow "local"`,
+  });
 }

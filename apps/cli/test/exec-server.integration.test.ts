@@ -98,6 +98,18 @@ describe('ux exec-server', () => {
     expect(result.stderr).toContain('--sandbox-backends: seatbelt not allowed by the requirements');
   });
 
+  it('does not start where the requirements forbid commands on this machine', async () => {
+    const requirements =
+      'allowed_environments = ["box", "gpu"]\n[environments.box]\nurl = "ws://127.0.0.1:1"\ntoken_env = "T"\n';
+    const home = makeHome({ requirements });
+    const result = await runUx(['exec-server', '--listen', 'stdio'], home);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `ux: ${home.requirements}:1:1: allowed_environments = ["box", "gpu"] forbids commands on this machine, and ux exec-server would run them here; run the server on a host whose requirements allow "local"\n`,
+    );
+    expect(result.stdout).toBe('');
+  });
+
   it('is a usage error without --listen', async () => {
     const result = await runUx(['exec-server'], makeHome());
     expect(result.status).toBe(2);

@@ -1,8 +1,7 @@
 import {
+  checkResizeSize,
   type ExecProcess,
   type ExitStatus,
-  InvalidArgumentsError,
-  isValidTerminalSize,
   OutputHub,
   type OutputSource,
   StdinClosedError,
@@ -246,12 +245,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   }
 
   private resizeRemote(size: TerminalSize): void {
-    if (!isValidTerminalSize(size)) {
-      throw new InvalidArgumentsError({
-        tool: 'resize',
-        issues: [{ path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' }],
-      });
-    }
+    checkResizeSize(size);
     if (this.status) return;
     void this.client
       .request('process/resize', { processId: this.processId, rows: size.rows, cols: size.cols })

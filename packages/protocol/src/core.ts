@@ -61,7 +61,11 @@ export {
   firstAvailableBackend,
   probeSafely,
 } from './plugins/first-available-backend.js';
-export { isValidTerminalSize } from './plugins/is-valid-terminal-size.js';
+export {
+  checkResizeSize,
+  isValidTerminalSize,
+  TERMINAL_SIZE_RULE,
+} from './plugins/is-valid-terminal-size.js';
 export * from './plugins/reviewer.js';
 export * from './plugins/sandbox-backend.js';
 export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';

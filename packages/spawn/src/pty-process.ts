@@ -1,12 +1,17 @@
 import { closeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { type ExecProcess, type ExitStatus, OutputHub, type TerminalSize } from '@ux/protocol/core';
+import {
+  checkResizeSize,
+  type ExecProcess,
+  type ExitStatus,
+  OutputHub,
+  type TerminalSize,
+} from '@ux/protocol/core';
 import { exitStatusFrom } from './exit-status.js';
 import type { NativeTerminal, NodePtyNative } from './node-pty-native.js';
 import type { ProcessGroup } from './process-group.js';
 import { PtyWriter } from './pty-writer.js';
 import { PTY_DRAIN_MAX_MS, PTY_DRAIN_QUIET_MS } from './spawn-constants.js';
-import { checkResizeSize } from './spawn-request-issues.js';
 
 /**
  * A child on a PTY: it leads its own session, and its terminal output arrives as bytes.

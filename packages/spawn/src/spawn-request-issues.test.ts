@@ -1,6 +1,5 @@
-import { InvalidArgumentsError } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
-import { checkResizeSize, spawnRequestIssues } from './spawn-request-issues.js';
+import { spawnRequestIssues } from './spawn-request-issues.js';
 
 describe('spawnRequestIssues', () => {
   it('passes a clean request', () => {
@@ -25,20 +24,5 @@ describe('spawnRequestIssues', () => {
       { path: 'env.D', message: 'must not contain a NUL byte' },
       { path: 'size', message: 'rows and cols must be whole numbers from 1 to 10000' },
     ]);
-  });
-});
-
-describe('checkResizeSize', () => {
-  it('throws an InvalidArgumentsError for resize with the size rule, and nothing for a good size', () => {
-    expect(() => checkResizeSize({ rows: 40, cols: 120 })).not.toThrow();
-    const error = (() => {
-      try {
-        checkResizeSize({ rows: 10_001, cols: 1 });
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(InvalidArgumentsError.isInstance(error)).toBe(true);
-    expect(String((error as Error).message)).toContain('rows and cols must be whole numbers from 1 to 10000');
   });
 });

@@ -1,11 +1,9 @@
-import { InvalidArgumentsError, isValidTerminalSize, type TerminalSize } from '@ux/protocol/core';
+import { isValidTerminalSize, TERMINAL_SIZE_RULE, type TerminalSize } from '@ux/protocol/core';
 
 export interface SpawnIssue {
   path: string;
   message: string;
 }
-
-const SIZE_RULE = 'rows and cols must be whole numbers from 1 to 10000';
 
 /**
  * What every operating system rejects or mangles in a spawn request: argv entries that are not strings
@@ -32,13 +30,7 @@ export function spawnRequestIssues(request: {
       issues.push({ path: `env.${name}`, message: 'must not contain a NUL byte' });
     }
   }
-  if (request.size && !isValidTerminalSize(request.size)) issues.push({ path: 'size', message: SIZE_RULE });
+  if (request.size && !isValidTerminalSize(request.size))
+    issues.push({ path: 'size', message: TERMINAL_SIZE_RULE });
   return issues;
-}
-
-/** A live terminal's resize: the same size rule, thrown at once. */
-export function checkResizeSize(size: TerminalSize): void {
-  if (!isValidTerminalSize(size)) {
-    throw new InvalidArgumentsError({ tool: 'resize', issues: [{ path: 'size', message: SIZE_RULE }] });
-  }
 }

@@ -1,4 +1,5 @@
 import {
+  checkResizeSize,
   type ExecProcess,
   type ExitStatus,
   OutputHub,
@@ -7,7 +8,6 @@ import {
   UxError,
 } from '@ux/protocol/core';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
-import { checkResizeSize } from './spawn-request-issues.js';
 import { windowsExitStatus } from './windows-exit-status.js';
 import type { WindowsProcessTree } from './windows-process-tree.js';
 
