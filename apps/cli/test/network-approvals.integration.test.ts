@@ -2,12 +2,14 @@
 // client's elicitation), asked once per host, and an answer for the session is not asked again.
 // Through the shipped `ux`, with the default sandbox (bubblewrap) and the session's real proxy; the
 // test's names reach its own 127.0.0.1 server through UX_NETWORK_PROXY_HOSTS.
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
+import { BIN, runUx, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
 import { CURL, httpServer, type NetworkHome, networkHome, proxyDirectories } from './network-harness.js';
 
 await warmUpTerminalSpawner();
@@ -178,5 +180,48 @@ describe('ux mcp under a requirements cap without ask_unknown = false', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain(`wants to reach build.corp.test:${server.port}`);
     expect(server.hosts).toEqual([`build.corp.test:${server.port}`]);
+  });
+});
+
+describe('the automatic reviewer answers network questions', () => {
+  it('gets the host as a question and its answer lets the connection through; a refusal says who refused', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const questions = join(home.home, 'questions.jsonl');
+    const reviewer = join(home.home, 'reviewer.sh');
+    // Allows other.test, refuses anything else; records each question as one line.
+    writeFileSync(
+      reviewer,
+      `#!/bin/sh\nq=$(cat)\nprintf '%s\\n' "$q" >> '${questions}'\ncase "$q" in *'"other.test"'*) echo '{"decision":"allow"}';; *) echo '{"decision":"deny","message":"not this host"}';; esac\n`,
+    );
+    chmodSync(reviewer, 0o755);
+    writeFileSync(
+      home.config,
+      `approval_policy = "on-request"\napprovals_reviewer = "auto_review"\n[auto_review]\ncommand = ["${reviewer}"]\ntimeout = 20\n`,
+    );
+    const result = await runUx(
+      [
+        'exec',
+        '--allow-domain',
+        'allowed.test',
+        '--',
+        `${CURL} ${server.url('other.test')}; ${CURL} ${server.url('denied.test')}; echo; echo END`,
+      ],
+      home,
+    );
+    expect(result.stdout).toContain(`hello from other.test:${server.port}`);
+    expect(result.stdout).toContain(
+      'ux: network access to "denied.test" was refused when approval was asked',
+    );
+    expect(result.stdout).toContain('END');
+    const asked = readFileSync(questions, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(asked).toHaveLength(2);
+    expect(JSON.stringify(asked[0])).toContain(`"host":"other.test"`);
+    expect(JSON.stringify(asked[1])).toContain(`"host":"denied.test"`);
+    expect(server.hosts).toEqual([`other.test:${server.port}`]);
+    expect(proxyDirectories(home)).toEqual([]);
   });
 });

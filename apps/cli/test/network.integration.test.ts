@@ -123,6 +123,27 @@ describe('ux sandbox --allow-domain', () => {
     expect(proxyDirectories(home)).toEqual([]);
   });
 
+  it('a listed .local name goes through the proxy: NO_PROXY names the sandbox loopback only', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    home.env.UX_NETWORK_PROXY_HOSTS = 'printer.local=127.0.0.1';
+    const result = await runUx(
+      [
+        'sandbox',
+        '--allow-domain',
+        'printer.local',
+        '--',
+        'sh',
+        '-c',
+        `echo "$NO_PROXY"; ${CURL} ${server.url('printer.local')}`,
+      ],
+      home,
+    );
+    expect(result.stdout).toBe(`localhost,127.0.0.1,::1\nhello from printer.local:${server.port}\n`);
+    expect(result.status).toBe(0);
+    expect(server.hosts).toEqual([`printer.local:${server.port}`]);
+  });
+
   it('takes an IP address as an allow entry (that address only)', async () => {
     const server = await httpServer();
     const home = networkHome();

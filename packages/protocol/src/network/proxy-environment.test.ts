@@ -5,10 +5,8 @@ import { proxyEnvironment } from './proxy-environment.js';
 describe('proxyEnvironment', () => {
   it('sets sandbox-runtime’s variables for Linux, pointing at 127.0.0.1', () => {
     expect(proxyEnvironment({ httpPort: 3128, socksPort: 1080, platform: 'linux' })).toEqual({
-      NO_PROXY:
-        'localhost,127.0.0.1,::1,*.local,.local,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16',
-      no_proxy:
-        'localhost,127.0.0.1,::1,*.local,.local,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16',
+      NO_PROXY: 'localhost,127.0.0.1,::1',
+      no_proxy: 'localhost,127.0.0.1,::1',
       HTTP_PROXY: 'http://127.0.0.1:3128',
       HTTPS_PROXY: 'http://127.0.0.1:3128',
       http_proxy: 'http://127.0.0.1:3128',

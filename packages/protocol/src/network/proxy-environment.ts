@@ -16,12 +16,12 @@ export interface ProxyEnvironmentOptions {
 }
 
 /**
- * Hosts that clients reach without the proxy: the sandbox's own loopback and the private ranges
- * (srt's list). Inside an unshared network namespace they are unreachable anyway; the point is that a
- * client does not ask the proxy for them.
+ * Hosts that clients reach without the proxy: the sandbox's own loopback only. sandbox-runtime also
+ * lists `.local` and the private ranges, but from inside the sandbox nothing else has a route, so a
+ * client told to skip the proxy for `10.0.0.5` or `printer.local` could never reach them, even when the
+ * allow list names them. Through the proxy, the allow list decides.
  */
-export const NO_PROXY_HOSTS =
-  'localhost,127.0.0.1,::1,*.local,.local,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16';
+export const NO_PROXY_HOSTS = 'localhost,127.0.0.1,::1';
 
 /**
  * The variables that point a sandboxed command's clients at the proxy, as sandbox-runtime sets them
