@@ -10,6 +10,13 @@ import type { EnvironmentConfig, RemoteEnvironmentConfig } from '@ux/features';
 import type { SandboxBackend } from '@ux/protocol/core';
 import type { DoorEnvironment } from '@ux/unified-exec';
 
+/**
+ * How long a dropped WebSocket is retried, resuming its session, before the environment's live
+ * sessions are reported lost: long enough for a network blip or a proxy restart, short enough that a
+ * server that died is reported while someone still waits.
+ */
+export const WEBSOCKET_RESUME_WINDOW_MS = 10_000;
+
 /** The configured remote environments, connected lazily (on their first command). */
 export interface CliEnvironments {
   /** For the door, by id. */
@@ -39,6 +46,8 @@ export function createCliEnvironments(
     const spawner = createExecServerSpawner({
       name: `environment "${config.id}"`,
       connect: () => connectEnvironment(config, options),
+      // A WebSocket can be reopened and its session resumed; a stdio server ends with its pipe.
+      ...(config.kind === 'websocket' ? { resumeWindowMs: WEBSOCKET_RESUME_WINDOW_MS } : {}),
     });
     result.spawners[config.id] = spawner;
     result.sandboxes[config.id] = createExecServerSandbox(spawner);

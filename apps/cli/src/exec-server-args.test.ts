@@ -31,6 +31,10 @@ describe('parseExecServerArgs', () => {
         'bwrap, x',
       ]),
     ).toMatchObject({ onDisconnect: 'terminate', sandboxBackends: ['bwrap', 'x'] });
+    expect(parseExecServerArgs(['--listen', 'stdio', '--keep-detached', '90'])).toMatchObject({
+      onDisconnect: 'keep',
+      detachedTimeoutMs: 90_000,
+    });
   });
 
   it.each([
@@ -46,6 +50,15 @@ describe('parseExecServerArgs', () => {
     [['--listen', 'stdio', '--ws-auth', 'signed-bearer-token'], 'the only mode is capability-token'],
     [['--listen', 'stdio', '--on-disconnect', 'maybe'], '--on-disconnect must be keep or terminate'],
     [['--listen', 'stdio', '--verbose'], 'unknown option "--verbose"'],
+    [
+      ['--listen', 'stdio', '--keep-detached', '0'],
+      '--keep-detached takes whole seconds from 1 to 86400, got "0"',
+    ],
+    [['--listen', 'stdio', '--keep-detached', '1.5'], 'got "1.5"'],
+    [
+      ['--listen', 'stdio', '--on-disconnect', 'terminate', '--keep-detached', '5'],
+      '--keep-detached applies to --on-disconnect keep',
+    ],
   ])('refuses %j', (args, message) => {
     const error = (() => {
       try {
@@ -73,6 +86,7 @@ describe('parseExecServerArgs', () => {
       '--ws-token-sha256',
       '--ws-auth',
       '--on-disconnect',
+      '--keep-detached',
       '--exit-on-stdin-close',
       '--sandbox-backends',
     ])

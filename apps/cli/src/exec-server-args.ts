@@ -29,6 +29,8 @@ Runs a process host that speaks Codex's exec-server JSON-RPC protocol.
                               keep (default): a client's processes run on after it disconnects, until
                               terminated, resumed (initialize.resumeSessionId) or the server stops;
                               terminate: kill them when the connection ends
+  --keep-detached SECONDS     with keep: end a disconnected client's processes if it has not resumed
+                              its session within SECONDS (1 to 86400; default: no limit)
   --exit-on-stdin-close       WebSocket mode: also stop when stdin closes
   --sandbox-backends a,b      sandbox backends a "sandbox" request may use (default: all registered)
   -h, --help                  this help
@@ -83,6 +85,16 @@ export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
         result.onDisconnect = mode;
         break;
       }
+      case '--keep-detached': {
+        const text = value();
+        const seconds = Number(text);
+        if (!/^\d+$/.test(text) || seconds < 1 || seconds > 86_400)
+          throw usageError(
+            `--keep-detached takes whole seconds from 1 to 86400, got ${JSON.stringify(text)}`,
+          );
+        result.detachedTimeoutMs = seconds * 1000;
+        break;
+      }
       case '--exit-on-stdin-close':
         result.exitOnStdinClose = true;
         break;
@@ -97,6 +109,8 @@ export function parseExecServerArgs(args: readonly string[]): ExecServerArgs {
     }
   }
   if (result.help) return { ...result, listen: listen ?? { kind: 'stdio' } };
+  if (result.detachedTimeoutMs !== undefined && result.onDisconnect === 'terminate')
+    throw usageError('--keep-detached applies to --on-disconnect keep; terminate ends processes at once');
   if (!listen) throw usageError('--listen is required: --listen stdio or --listen ws://127.0.0.1:PORT');
   if (listen.kind === 'stdio') {
     if (result.tokenFile !== undefined || result.tokenSha256 !== undefined) {

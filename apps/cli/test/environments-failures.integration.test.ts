@@ -19,7 +19,7 @@ import {
   type UxHome,
   uniqueMarker,
 } from './cli-harness.js';
-import { descendantsOf, freePort, startWsExecServer } from './exec-server-harness.js';
+import { cuttableRelay, descendantsOf, freePort, startWsExecServer } from './exec-server-harness.js';
 
 useLeakCheck();
 
@@ -309,12 +309,18 @@ describe('a WebSocket server killed mid-session', () => {
 
     first.child.kill('SIGKILL');
     await first.closed;
+    // A dropped WebSocket is retried for 10 s (its session resumed if the server is still there);
+    // this server is gone, so the session ends when the window does.
     const polled = await client.callTool({
       name: 'write_stdin',
-      arguments: { session_id: sessionId, yield_time_ms: 5000 },
+      arguments: { session_id: sessionId, yield_time_ms: 25_000 },
     });
-    expect(text(polled)).toContain(
-      `[ux: environment "box" disconnected: the connection to the exec-server at ${first.url} closed (1006); what became of the process there is unknown]`,
+    expect(text(polled)).toMatch(
+      new RegExp(
+        escapeRegExp(
+          `[ux: environment "box" disconnected: the connection to the exec-server at ${first.url} closed (1006); it could not be resumed within 10.0 s: cannot reach environment "box": cannot connect to the exec-server at ${first.url}: connect ECONNREFUSED 127.0.0.1:${port}; what became of the process there is unknown]`,
+        ),
+      ),
     );
     expect(text(polled)).toContain('Process exited with code -1');
     expect(await waitUntilDead(shellPid, 5000)).toBe(true);
@@ -338,6 +344,70 @@ describe('a WebSocket server killed mid-session', () => {
     const back = await client.callTool({ name: 'exec_command', arguments: { cmd: WHERE_AM_I } });
     expect(isError(back)).toBe(false);
     expect(text(back)).toContain('Output:\nwhere=box-again\n');
+  });
+});
+
+describe('a dropped WebSocket connection', () => {
+  it('is resumed: the session goes on, nothing it printed meanwhile is lost, and the receipt says so', async () => {
+    const server = await startWsExecServer({ env: { WHERE: 'box' } });
+    const relay = await cuttableRelay(server.port);
+    const home = makeHome({ config: wsEnvironment('box', relay.url) });
+    home.env.BOX_TOKEN = server.token;
+    const client = await connectMcp(home, ['--env', 'box']);
+    const started = text(
+      await client.callTool({
+        name: 'exec_command',
+        arguments: {
+          cmd: 'i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo "line $i"; sleep 0.05; done; exit 3',
+          yield_time_ms: 500,
+        },
+      }),
+    );
+    const sessionId = Number(/Process running with session ID (\d+)/.exec(started)?.[1]);
+    expect(sessionId).toBeGreaterThan(0);
+    relay.cut();
+    let rest = '';
+    for (let polls = 0; polls < 10 && !rest.includes('Process exited with code'); polls++) {
+      rest += text(
+        await client.callTool({
+          name: 'write_stdin',
+          arguments: { session_id: sessionId, yield_time_ms: 5000 },
+        }),
+      );
+    }
+    expect(rest).toContain('Process exited with code 3');
+    expect(rest).toMatch(
+      /\[ux: the connection to environment "box" was lost \(the connection to the exec-server at ws:\/\/127\.0\.0\.1:\d+ closed \(1006\)\) and resumed after \d+\.\d s\]/,
+    );
+    const lines = `${started}\n${rest}`.match(/^line \d+$/gm) ?? [];
+    expect(lines).toEqual(Array.from({ length: 40 }, (_, index) => `line ${index + 1}`));
+    // The resumed connection takes the next command.
+    const next = await client.callTool({ name: 'exec_command', arguments: { cmd: WHERE_AM_I } });
+    expect(text(next)).toContain('Output:\nwhere=box\n');
+  });
+});
+
+describe('ux exec-server --keep-detached', () => {
+  it('ends the processes of a client that does not come back', async () => {
+    const server = await startWsExecServer({ args: ['--keep-detached', '1'] });
+    const relay = await cuttableRelay(server.port);
+    const home = makeHome({ config: wsEnvironment('box', relay.url) });
+    home.env.BOX_TOKEN = server.token;
+    // danger-full-access: no pid namespace, so $$ is the shell's pid on this host.
+    const client = await connectMcp(home, ['--env', 'box', '--sandbox', 'danger-full-access']);
+    const started = text(
+      await client.callTool({
+        name: 'exec_command',
+        arguments: { cmd: 'echo "pid=$$"; exec sleep 300', yield_time_ms: 1000 },
+      }),
+    );
+    const shellPid = Number(/pid=(\d+)/.exec(started)?.[1]);
+    expect(shellPid).toBeGreaterThan(1);
+    expect(descendantsOf(server.pid).some((line) => line.startsWith(`${shellPid} `))).toBe(true);
+    // The client cannot reach the server any more: after 1 s detached, the server ends the process.
+    await relay.down();
+    expect(await waitUntilDead(shellPid, 10_000)).toBe(true);
+    expect(server.child.exitCode).toBe(null);
   });
 });
 

@@ -45,6 +45,8 @@ export interface ExecServerClientOptions {
   initializeTimeoutMs?: number;
   /** Told about messages that break the protocol (they are dropped). */
   onProtocolError?: (message: string) => void;
+  /** Resume this session (`initialize.resumeSessionId`) instead of starting a new one. */
+  resumeSessionId?: string;
 }
 
 /**
@@ -92,7 +94,7 @@ export class ExecServerClient {
       const result = await Promise.race([
         client.request(
           'initialize',
-          { clientName: options.clientName ?? 'ux', resumeSessionId: null },
+          { clientName: options.clientName ?? 'ux', resumeSessionId: options.resumeSessionId ?? null },
           initializeResultSchema,
         ),
         new Promise<never>((_resolve, reject) => {

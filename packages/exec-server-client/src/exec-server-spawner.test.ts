@@ -11,7 +11,7 @@ import { type ExecServerTransport, TransportEvents } from './exec-server-transpo
 
 type Script = (message: Record<string, unknown>, reply: (message: object) => void) => void;
 
-function scriptedTransport(script: Script, info: Record<string, unknown> = {}) {
+function scriptedTransport(script: Script, info: Record<string, unknown> = {}, initialize?: Script) {
   const events = new TransportEvents();
   const sent: Record<string, unknown>[] = [];
   const reply = (message: object) => setImmediate(() => events.message(JSON.stringify(message)));
@@ -20,6 +20,10 @@ function scriptedTransport(script: Script, info: Record<string, unknown> = {}) {
     send(text) {
       const message = JSON.parse(text) as Record<string, unknown>;
       sent.push(message);
+      if (message.method === 'initialize' && initialize) {
+        initialize(message, reply);
+        return;
+      }
       if (message.method === 'initialize') {
         reply({
           id: message.id,
@@ -301,4 +305,158 @@ describe('exec-server spawner against a scripted peer', () => {
       '[ux: environment "dev" disconnected: the server process exited (signal SIGKILL); what became of the process there is unknown]',
     );
   });
+
+  describe('resuming a lost connection (resumeWindowMs)', () => {
+    /** A first peer that starts the process and sends `a`; `second` scripts the connections after it. */
+    function resumable(second: () => ReturnType<typeof scriptedTransport>, windowMs = 5_000) {
+      let processId = '';
+      const first = scriptedTransport((message, reply) => {
+        if (message.method !== 'process/start') return;
+        processId = (message.params as { processId: string }).processId;
+        reply({ id: message.id, result: { processId, sandboxType: 'none' } });
+        reply({
+          method: 'process/output',
+          params: { processId, seq: 1, stream: 'stdout', chunk: chunk('a') },
+        });
+      });
+      const later: ReturnType<typeof scriptedTransport>[] = [];
+      let connects = 0;
+      const spawner = createExecServerSpawner({
+        name: 'environment "box"',
+        resumeWindowMs: windowMs,
+        connect: async () => {
+          connects += 1;
+          if (connects === 1) return first.transport;
+          const peer = second();
+          later.push(peer);
+          return peer.transport;
+        },
+      });
+      return { first, later, spawner, id: () => processId };
+    }
+
+    const collect = (child: { onOutput(listener: (data: Uint8Array) => void): () => void }) => {
+      const seen = { text: '' };
+      child.onOutput((data) => {
+        seen.text += Buffer.from(data).toString();
+      });
+      return seen;
+    };
+
+    it('resumes the session: the process goes on, what was missed is read back, and its end arrives', async () => {
+      let processId = '';
+      const setup = resumable(() =>
+        scriptedTransport((message, reply) => {
+          if (message.method !== 'process/read') return;
+          // `b` came while nobody listened, and the process exited (seq 3) meanwhile.
+          reply({
+            id: message.id,
+            result: {
+              chunks: [{ seq: 2, stream: 'stdout', chunk: chunk('b') }],
+              nextSeq: 4,
+              exited: true,
+              exitCode: 7,
+              closed: false,
+              failure: null,
+            },
+          });
+          reply({ method: 'process/closed', params: { processId, seq: 4 } });
+        }),
+      );
+      const child = await setup.spawner.spawn(request);
+      processId = setup.id();
+      const seen = collect(child);
+      await waitForText(seen, 'a');
+      setup.first.lose('the connection closed (1006)');
+      expect(await child.exited).toEqual({ exitCode: 7 });
+      await child.closed;
+      expect(seen.text).toMatch(
+        /^a\n\[ux: the connection to environment "box" was lost \(the connection closed \(1006\)\) and resumed after \d+\.\d s\]\nb$/,
+      );
+      const initialize = setup.later[0]!.sent.find((message) => message.method === 'initialize')!;
+      expect(initialize.params).toMatchObject({ resumeSessionId: 's' });
+      const read = setup.later[0]!.sent.find((message) => message.method === 'process/read')!;
+      expect(read.params).toMatchObject({ processId, afterSeq: 1 });
+      // New commands use the resumed connection: no third connection.
+      setup.later[0]!.sent.length = 0;
+      await setup.spawner.connection();
+      expect(setup.later).toHaveLength(1);
+      await setup.spawner.close();
+    });
+
+    it('gives up at once when the server no longer has the session', async () => {
+      const setup = resumable(() =>
+        scriptedTransport(
+          () => {},
+          {},
+          (message, reply) =>
+            reply({ id: message.id, error: { code: -32600, message: 'unknown session id s' } }),
+        ),
+      );
+      const child = await setup.spawner.spawn(request);
+      const seen = collect(child);
+      setup.first.lose('the connection closed (1006)');
+      expect(await child.exited).toEqual({ exitCode: -1 });
+      expect(seen.text).toContain(
+        '[ux: environment "box" disconnected: the connection closed (1006); environment "box" no longer has this session (unknown session id s); what became of the process there is unknown]',
+      );
+      expect(setup.later).toHaveLength(1);
+      await setup.spawner.close();
+    });
+
+    it('retries while the server cannot be reached, then reports the process lost when the window ends', async () => {
+      let attempts = 0;
+      const spawnerOf = () => {
+        let first: ReturnType<typeof scriptedTransport> | undefined;
+        const spawner = createExecServerSpawner({
+          name: 'environment "box"',
+          resumeWindowMs: 700,
+          connect: async () => {
+            if (!first) {
+              first = scriptedTransport((message, reply) => {
+                if (message.method !== 'process/start') return;
+                const processId = (message.params as { processId: string }).processId;
+                reply({ id: message.id, result: { processId, sandboxType: 'none' } });
+              });
+              return first.transport;
+            }
+            attempts += 1;
+            throw new Error('connect ECONNREFUSED 127.0.0.1:9');
+          },
+        });
+        return { spawner, lose: (reason: string) => first!.lose(reason) };
+      };
+      const { spawner, lose } = spawnerOf();
+      const child = await spawner.spawn(request);
+      const seen = collect(child);
+      lose('the connection closed (1006)');
+      expect(await child.exited).toEqual({ exitCode: -1 });
+      expect(attempts).toBeGreaterThan(1);
+      expect(seen.text).toContain(
+        'disconnected: the connection closed (1006); it could not be resumed within 0.7 s: cannot reach environment "box": connect ECONNREFUSED 127.0.0.1:9;',
+      );
+      await spawner.close();
+    });
+
+    it('a terminate while the resume is under way reports the process lost at once', async () => {
+      const setup = resumable(() => {
+        throw new Error('unreachable');
+      }, 60_000);
+      const child = await setup.spawner.spawn(request);
+      const seen = collect(child);
+      setup.first.lose('the connection closed (1006)');
+      await child.terminate();
+      expect(await child.exited).toEqual({ exitCode: -1 });
+      expect(seen.text).toContain(
+        'disconnected: the connection closed (1006); ux stopped waiting for it to come back;',
+      );
+      // Closing the spawner ends the retries.
+      await setup.spawner.close();
+    });
+  });
 });
+
+async function waitForText(seen: { text: string }, text: string): Promise<void> {
+  for (let i = 0; i < 200 && !seen.text.includes(text); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(seen.text).toContain(text);
+}

@@ -50,6 +50,13 @@ export interface ExecServerSpawnerSettings {
   initializeTimeoutMs?: number;
   /** Messages from the server that break the protocol (dropped); default: ignored. */
   onProtocolError?: (message: string) => void;
+  /**
+   * After a lost connection, try for this long (ms) to resume the session (`initialize.resumeSessionId`)
+   * before live processes are reported lost: for servers that keep a client's processes across a
+   * disconnect (ux exec-server's default `--on-disconnect keep`) and a transport that can be reopened
+   * (WebSocket). 0 (default): no resume; a lost connection ends its processes at once.
+   */
+  resumeWindowMs?: number;
 }
 
 export interface ExecServerSpawner extends Spawner {
@@ -72,11 +79,19 @@ export interface ExecServerSpawner extends Spawner {
  */
 export function createExecServerSpawner(settings: ExecServerSpawnerSettings): ExecServerSpawner {
   const name = settings.name ?? 'exec-server';
+  const resumeWindowMs = settings.resumeWindowMs ?? 0;
+  if (!(Number.isFinite(resumeWindowMs) && resumeWindowMs >= 0))
+    throw new RangeError(`resumeWindowMs must be a number of milliseconds >= 0, not ${resumeWindowMs}`);
   let current: Promise<ExecServerClient> | undefined;
   let info: EnvironmentInfo | undefined;
   let counter = 0;
+  // One resume per lost connection, shared by every process that lived on it.
+  const resuming = new WeakMap<ExecServerClient, Promise<ExecServerClient>>();
+  // Connections opened by a resume, closed with the spawner even when `current` moved on.
+  const resumed = new Set<ExecServerClient>();
+  let closing = new AbortController();
 
-  async function open(): Promise<ExecServerClient> {
+  async function open(resumeSessionId?: string): Promise<ExecServerClient> {
     let transport: ExecServerTransport;
     try {
       transport = await settings.connect();
@@ -88,19 +103,70 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
         ...(settings.clientName ? { clientName: settings.clientName } : {}),
         ...(settings.initializeTimeoutMs ? { initializeTimeoutMs: settings.initializeTimeoutMs } : {}),
         ...(settings.onProtocolError ? { onProtocolError: settings.onProtocolError } : {}),
+        ...(resumeSessionId ? { resumeSessionId } : {}),
       });
       info = client.environmentInfo;
       return client;
     } catch (error) {
-      throw new Error(`the handshake with ${name} failed: ${(error as Error).message}`);
+      throw new Error(`the handshake with ${name} failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /**
+   * Reopens the transport and resumes `lost`'s session, retrying (0.25 s, doubling to 4 s) until the
+   * window ends. A server that no longer has the session (it restarted, or ended the processes when
+   * the connection closed) is final at once; one still holding it for the dead connection is retried.
+   */
+  function resumeAfterLoss(lost: ExecServerClient): Promise<ExecServerClient> {
+    const existing = resuming.get(lost);
+    if (existing) return existing;
+    const { signal } = closing;
+    const attempt = (async () => {
+      const deadline = Date.now() + resumeWindowMs;
+      let delay = 250;
+      let lastError = 'no attempt was made';
+      while (!signal.aborted) {
+        try {
+          const client = await open(lost.sessionId);
+          if (signal.aborted) {
+            await client.close();
+            break;
+          }
+          resumed.add(client);
+          // New commands use the resumed connection too.
+          if (current && (await current.catch(() => undefined)) === lost) current = Promise.resolve(client);
+          return client;
+        } catch (error) {
+          const answer = (error as Error).cause;
+          if (
+            answer instanceof ExecServerRequestError &&
+            !answer.transportClosed &&
+            answer.code !== WireErrorCode.SessionAlreadyAttached
+          )
+            throw new Error(`${name} no longer has this session (${answer.message})`);
+          lastError = (error as Error).message;
+        }
+        if (Date.now() + delay > deadline) break;
+        await sleep(delay, signal);
+        delay = Math.min(delay * 2, 4_000);
+      }
+      if (signal.aborted) throw new Error('ux closed the environment while reconnecting');
+      throw new Error(`it could not be resumed within ${(resumeWindowMs / 1000).toFixed(1)} s: ${lastError}`);
+    })();
+    resuming.set(lost, attempt);
+    return attempt;
   }
 
   function connection(): Promise<ExecServerClient> {
     const existing = current;
     if (existing) {
       return existing.then(
-        (client) => (client.closed ? reconnect(existing) : client),
+        (client) => {
+          if (!client.closed) return client;
+          // A connection being resumed for its live processes serves new commands too, once back.
+          const resumed = resuming.get(client);
+          return resumed ? resumed.catch(() => reconnect(existing)) : reconnect(existing);
+        },
         () => reconnect(existing),
       );
     }
@@ -145,6 +211,7 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
       tty: request.tty,
       stdinOpen: request.tty || request.stdin === 'pipe',
       serverName: name,
+      ...(resumeWindowMs > 0 ? { resume: resumeAfterLoss } : {}),
     });
     const envPolicy = request.envPolicy ?? settings.envPolicy;
     // A server that does not offer snapshots refuses the parameter: its login files run instead.
@@ -195,11 +262,14 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
       return info;
     },
     async close() {
+      closing.abort();
+      closing = new AbortController();
       const pending = current;
       current = undefined;
-      if (!pending) return;
-      const client = await pending.catch(() => undefined);
-      await client?.close();
+      const others = [...resumed];
+      resumed.clear();
+      const client = await pending?.catch(() => undefined);
+      await Promise.all([...new Set([client, ...others])].map((each) => each?.close()));
     },
   };
 }
@@ -250,4 +320,17 @@ export function withPrependedPath(argv: readonly string[], dirs: readonly string
   }
   if (paths.length === 0) return [...argv];
   return [shell, flag, `${prependPathLine(paths)}${script}`];
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,3 +1,4 @@
+import type { ReadResult } from '@ux/protocol';
 import {
   checkResizeSize,
   type ExecProcess,
@@ -26,6 +27,12 @@ export interface RemoteProcessOptions {
   stdinOpen: boolean;
   /** Who lost the connection, in the line that says so (`environment "box"`); default `the exec-server`. */
   serverName?: string;
+  /**
+   * Called when the connection is lost while the process lives: resolves with a connection that
+   * resumed the session (the process goes on there, its missed output read back), or rejects with why
+   * it could not (the process then ends as lost). Without it a lost connection ends the process.
+   */
+  resume?: (lost: ExecServerClient, reason: string) => Promise<ExecServerClient>;
 }
 
 /**
@@ -58,12 +65,17 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   private resolveExited!: (status: ExitStatus) => void;
   private resolveClosed!: () => void;
   private unlisten: () => void = () => {};
+  private readonly resume: RemoteProcessOptions['resume'];
+  /** While the lost connection is being resumed: settles when the process is back or lost. */
+  private suspended: Promise<void> | undefined;
+  private lostReason: string | undefined;
 
   constructor(
-    private readonly client: ExecServerClient,
+    private client: ExecServerClient,
     options: RemoteProcessOptions,
   ) {
     this.processId = options.processId;
+    this.resume = options.resume;
     this.tty = options.tty;
     this.stdinOpen = options.stdinOpen;
     this.serverName = options.serverName;
@@ -202,6 +214,87 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   }
 
   connectionLost(reason: string): void {
+    if (this.closedFlag || this.suspended) return;
+    if (!this.resume) {
+      this.lose(reason);
+      return;
+    }
+    const since = Date.now();
+    this.lostReason = reason;
+    this.suspended = this.resume(this.client, reason)
+      .then(
+        (client) => this.rebind(client, reason, since),
+        (error: unknown) => this.lose(`${reason}; ${(error as Error).message}`),
+      )
+      .finally(() => {
+        this.suspended = undefined;
+        this.lostReason = undefined;
+      });
+  }
+
+  /**
+   * Goes on over a connection that resumed the session: says so in the output, then reads back what
+   * the server kept while nobody listened (and how the process ended, if it did meanwhile).
+   */
+  private async rebind(client: ExecServerClient, reason: string, since: number): Promise<void> {
+    if (this.closedFlag) {
+      // Given up while the resume was under way (terminate): end it there too.
+      await client.request('process/terminate', { processId: this.processId }).catch(() => {});
+      return;
+    }
+    this.unlisten();
+    this.client = client;
+    this.unlisten = client.listen(this.processId, this);
+    if (client.closed) {
+      this.lose(`${reason}; the resumed connection closed too (${client.closedReason})`);
+      return;
+    }
+    const seconds = ((Date.now() - since) / 1000).toFixed(1);
+    const server = this.serverName ?? 'the exec-server';
+    this.hub.emit(
+      Buffer.from(
+        `\n[ux: the connection to ${server} was lost (${reason}) and resumed after ${seconds} s]\n`,
+      ),
+    );
+    let result: ReadResult;
+    try {
+      const { readResultSchema } = await loadProtocolSchemas();
+      result = await client.request(
+        'process/read',
+        { processId: this.processId, afterSeq: this.lastSeq, maxBytes: null, waitMs: 0 },
+        readResultSchema,
+      );
+    } catch (error) {
+      this.lose(
+        `${reason}; after resuming, the server could not give its output back: ${(error as Error).message}`,
+      );
+      return;
+    }
+    for (const chunk of result.chunks) {
+      if (chunk.seq > this.lastSeq && !this.early.has(chunk.seq))
+        this.early.set(chunk.seq, {
+          kind: 'output',
+          stream: chunk.stream,
+          data: Buffer.from(chunk.chunk, 'base64'),
+        });
+    }
+    // Output the server no longer kept is gone: go on from the first chunk it still has.
+    if (this.early.size > 0 && !this.early.has(this.lastSeq + 1))
+      this.lastSeq = Math.min(...this.early.keys()) - 1;
+    this.drain();
+    // What was sent while nobody listened (an exit, say) comes from the read, not the notifications.
+    this.lastSeq = Math.max(this.lastSeq, result.nextSeq - 1);
+    this.drain();
+    if (result.exited)
+      this.finishExit({
+        exitCode: result.exitCode ?? -1,
+        ...(result.sandboxDenied ? { sandboxDenied: true } : {}),
+      });
+    if (result.closed) this.finishClose();
+  }
+
+  /** The process is lost with the connection: the output says so, and it ends with exit code -1. */
+  private lose(reason: string): void {
     if (this.closedFlag) return;
     this.failure = reason;
     // Make the loss visible where the output is read: the process's fate is unknown from here on.
@@ -215,6 +308,8 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
 
   async write(data: Uint8Array | string): Promise<void> {
     if (!this.stdinOpen) throw new StdinClosedError({ processId: this.processId, reason: 'no_stdin' });
+    // Input waits for a connection being resumed, then goes to the process there.
+    if (this.suspended) await this.suspended;
     if (this.status || this.failure)
       throw new StdinClosedError({ processId: this.processId, reason: 'exited' });
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
@@ -233,6 +328,7 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   }
 
   async interrupt(): Promise<void> {
+    if (this.suspended) await this.suspended;
     if (this.status || this.client.closed) return;
     await this.client
       .request('process/signal', { processId: this.processId, signal: 'interrupt' })
@@ -240,6 +336,12 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
   }
 
   async terminate(): Promise<void> {
+    if (this.suspended) {
+      // Nobody waits for a resume to end a process: it is reported lost now, and ended on the server
+      // if the session comes back.
+      this.lose(`${this.lostReason ?? 'the connection was lost'}; ux stopped waiting for it to come back`);
+      return;
+    }
     if (this.status || this.client.closed) return;
     await this.client.request('process/terminate', { processId: this.processId }).catch(() => {});
   }

@@ -24,6 +24,12 @@ export interface ExecServerOptions {
    * `terminate` (killed at once).
    */
   onDisconnect?: 'keep' | 'terminate';
+  /**
+   * With `keep`: how long (ms) a detached session's processes wait for a client to resume it before
+   * they are ended, so a client that never comes back leaves nothing running. Default: no limit
+   * (Codex's behaviour).
+   */
+  detachedTimeoutMs?: number;
   /** How long a closed process stays readable; default 30000 ms. */
   retentionMs?: number;
   /** Diagnostics (never on the protocol stream); default: nothing. */
@@ -104,7 +110,17 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
       if (options.onDisconnect === 'terminate' || session.idle()) {
         sessions.delete(session);
         void session.shutdown(SHUTDOWN_GRACE_MS);
+        return;
       }
+      const timeout = options.detachedTimeoutMs;
+      if (timeout === undefined) return;
+      const timer = setTimeout(() => {
+        if (session.attached || !sessions.has(session)) return;
+        sessions.delete(session);
+        log(`session ${session.id}: no client resumed it within ${timeout} ms; ending its processes`);
+        void session.shutdown(SHUTDOWN_GRACE_MS);
+      }, timeout);
+      timer.unref();
     },
     async environmentInfo() {
       const choice = await selectSandbox();

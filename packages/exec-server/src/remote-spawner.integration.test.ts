@@ -1,6 +1,12 @@
 // The exec-server spawner of @ux/exec-server-client against this server as a real child process: the Spawner
 // conformance suite over stdio and over WebSocket, and the failures a caller must see.
 import { writeFileSync } from 'node:fs';
+import {
+  type AddressInfo,
+  connect as connectTcp,
+  createServer as createNetServer,
+  type Socket,
+} from 'node:net';
 import { join } from 'node:path';
 import {
   connectWebSocketExecServer,
@@ -140,6 +146,99 @@ describe('failures the caller sees', () => {
     const missing = await spawner.spawn({ ...request, argv: ['/nonexistent/tool'] }).catch((e: unknown) => e);
     expect((missing as Error).message).toBe(
       'failed to start /nonexistent/tool: box could not start it: no such file',
+    );
+  });
+});
+
+/** A TCP relay in front of `url`'s port whose connections the test can cut, as a network drop would. */
+async function cuttableRelay(url: string) {
+  const target = Number(new URL(url).port);
+  const sockets = new Set<Socket>();
+  const relay = createNetServer((inbound) => {
+    const outbound = connectTcp(target, '127.0.0.1');
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        relay.close(() => resolve());
+      }),
+  );
+  return {
+    url: `ws://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+    /** Drops every connection through the relay; new ones are relayed again. */
+    cut() {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+describe('a dropped WebSocket connection (resumeWindowMs)', () => {
+  it('is resumed: the process runs on on the server, and no output is lost or repeated', async () => {
+    const dir = tempDir('ux-es-resume-');
+    writeFileSync(join(dir, 'token'), 'resume-token\n');
+    const server = await startWebSocketServer(join(dir, 'token'));
+    onTestFinished(async () => {
+      await server.stop();
+    });
+    const relay = await cuttableRelay(server.url);
+    const spawner = createExecServerSpawner({
+      name: 'environment "box"',
+      resumeWindowMs: 10_000,
+      connect: () => connectWebSocketExecServer({ url: relay.url, token: 'resume-token' }),
+    });
+    onTestFinished(() => spawner.close());
+    const counter = await spawner.spawn({
+      ...request,
+      argv: ['sh', '-c', 'i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo "line $i"; sleep 0.05; done; exit 3'],
+    });
+    let text = '';
+    counter.onOutput((data) => {
+      text += Buffer.from(data).toString();
+    });
+    while (!text.includes('line 3\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    relay.cut();
+    expect((await counter.exited).exitCode).toBe(3);
+    await counter.closed;
+    const resumedLine =
+      /\n\[ux: the connection to environment "box" was lost \(.+\) and resumed after \d+\.\d s\]\n/;
+    expect(text).toMatch(resumedLine);
+    // Every line once, in order: what ran while the connection was down came back from the server.
+    const lines = text.replace(resumedLine, '\n').split('\n').filter(Boolean);
+    expect(lines).toEqual(Array.from({ length: 30 }, (_, index) => `line ${index + 1}`));
+    // The resumed connection serves new commands too.
+    const next = await spawner.spawn({ ...request, argv: ['echo', 'after'] });
+    expect((await runToEnd(next)).text).toBe('after\n');
+  });
+
+  it('a server that ended the processes with the connection (--on-disconnect terminate): reported lost', async () => {
+    const dir = tempDir('ux-es-noresume-');
+    writeFileSync(join(dir, 'token'), 'resume-token\n');
+    const server = await startWebSocketServer(join(dir, 'token'), ['--on-disconnect', 'terminate']);
+    onTestFinished(async () => {
+      await server.stop();
+    });
+    const relay = await cuttableRelay(server.url);
+    const spawner = createExecServerSpawner({
+      name: 'environment "box"',
+      resumeWindowMs: 10_000,
+      connect: () => connectWebSocketExecServer({ url: relay.url, token: 'resume-token' }),
+    });
+    onTestFinished(() => spawner.close());
+    const sleeper = await spawner.spawn({ ...request, argv: ['sh', '-c', 'echo up; exec sleep 30'] });
+    await waitForOutput(sleeper, 'up\n');
+    relay.cut();
+    const { text, status } = await runToEnd(sleeper, 20_000);
+    expect(status.exitCode).toBe(-1);
+    expect(text).toMatch(
+      /\[ux: environment "box" disconnected: .*; environment "box" no longer has this session \(unknown session id .+\); what became of the process there is unknown\]\n$/,
     );
   });
 });

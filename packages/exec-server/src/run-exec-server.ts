@@ -17,6 +17,8 @@ export interface ExecServerSettings {
   tokenSha256?: string;
   /** What happens to a client's processes when it disconnects (default `keep`). */
   onDisconnect?: 'keep' | 'terminate';
+  /** With `keep`: end a detached session's processes when no client resumed it within this many ms. */
+  detachedTimeoutMs?: number;
   /** WebSocket only: also shut down when stdin closes (stdio always does). Default false. */
   exitOnStdinClose?: boolean;
   /** Sandbox backend ids to offer (default: every one `sandboxRegistry()` registers). */
@@ -88,6 +90,7 @@ export async function runExecServer(
     platform: io.platform,
     environment: io.env,
     onDisconnect: args.onDisconnect ?? 'keep',
+    ...(args.detachedTimeoutMs === undefined ? {} : { detachedTimeoutMs: args.detachedTimeoutMs }),
     log: (line) => io.stderr(`${line}\n`),
   });
   const stdin = deps.stdin ?? process.stdin;
