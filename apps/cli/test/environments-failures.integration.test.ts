@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { waitUntilDead } from '@ux/protocol/testing';
-import { useLeakCheck } from '@ux/test-utils';
+import { cuttableRelay, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   BIN,
@@ -19,7 +19,7 @@ import {
   type UxHome,
   uniqueMarker,
 } from './cli-harness.js';
-import { cuttableRelay, descendantsOf, freePort, startWsExecServer } from './exec-server-harness.js';
+import { descendantsOf, freePort, startWsExecServer } from './exec-server-harness.js';
 
 useLeakCheck();
 

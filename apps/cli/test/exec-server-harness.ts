@@ -2,7 +2,7 @@
 // which processes it hosts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';
@@ -112,41 +112,4 @@ export function descendantsOf(pid: number): string[] {
     queue.push(...(children.get(next) ?? []));
   }
   return found.sort();
-}
-
-/** A TCP relay to `port` on 127.0.0.1 whose connections the test can cut, as a network drop would. */
-export async function cuttableRelay(
-  port: number,
-): Promise<{ url: string; cut(): void; down(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const relay = createServer((inbound) => {
-    const outbound = connect(port, '127.0.0.1');
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        if (relay.listening) relay.close(() => resolve());
-        else resolve();
-      }),
-  );
-  return {
-    url: `ws://127.0.0.1:${(relay.address() as AddressInfo).port}`,
-    cut() {
-      for (const socket of sockets) socket.destroy();
-    },
-    /** Cuts every connection and refuses new ones: the server is unreachable from then on. */
-    down: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        relay.close(() => resolve());
-      }),
-  };
 }

@@ -25,11 +25,16 @@ export function networkHome(files: UxFiles = {}): NetworkHome {
 export const proxyDirectories = (home: NetworkHome) =>
   readdirSync(home.tmp).filter((name) => name.startsWith('ux-net-'));
 
-/** An HTTP server on 127.0.0.1 answering `hello from HOST`; `hosts` records the Host of each request. */
+/**
+ * An HTTP server on 127.0.0.1 answering `hello from HOST`; `hosts` records the Host of each request,
+ * `requests` its `METHOD PATH HOST`.
+ */
 export async function httpServer() {
   const hosts: string[] = [];
+  const requests: string[] = [];
   const server = createHttpServer((request, response) => {
     hosts.push(request.headers.host ?? '');
+    requests.push(`${request.method} ${request.url} ${request.headers.host}`);
     response.end(`hello from ${request.headers.host}\n`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -41,7 +46,7 @@ export async function httpServer() {
       }),
   );
   const port = (server.address() as { port: number }).port;
-  return { port, hosts, url: (host: string) => `http://${host}:${port}/` };
+  return { port, hosts, requests, url: (host: string) => `http://${host}:${port}/` };
 }
 
 export const CURL = 'curl -sS --max-time 10';

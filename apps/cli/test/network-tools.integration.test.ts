@@ -6,7 +6,6 @@
 // `allowed.test` and `denied.test` reach this host's 127.0.0.1 through UX_NETWORK_PROXY_HOSTS.
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
@@ -30,24 +29,6 @@ function sandbox(home: NetworkHome, script: string, args: string[] = []): Promis
 function python(home: NetworkHome, name: string, source: string): string {
   writeFileSync(join(home.workspace, name), source);
   return `${PYTHON} ${name}`;
-}
-
-/** An HTTP server on 127.0.0.1 recording `METHOD PATH HOST` of each request (httpServer() keeps the Host only). */
-async function requestServer() {
-  const requests: string[] = [];
-  const server = createHttpServer((request, response) => {
-    requests.push(`${request.method} ${request.url} ${request.headers.host}`);
-    response.end(`hello from ${request.headers.host}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { port: (server.address() as { port: number }).port, requests };
 }
 
 /** The JSON lines `ux exec --json` printed: its network_access events and the call's result. */
@@ -206,7 +187,7 @@ attempt('direct', lambda: socket.create_connection(('127.0.0.1', ${server.port})
   it.skipIf(!hasGit)(
     `git honours the proxy variables: the server sees its ref request under the name${hasGit ? '' : ' (skipped: no git)'}`,
     async () => {
-      const server = await requestServer();
+      const server = await httpServer();
       const home = networkHome();
       const result = await sandbox(
         home,

@@ -104,9 +104,11 @@ describe('ux sandbox', () => {
     'without a terminal: %s sent to ux reaches the command, whose code ux exits with',
     async (signal, trap, word, code) => {
       const home = makeHome();
+      // sh (dash), not bash: bash 5.2 can loop forever re-raising a SIGINT that arrives while it
+      // reaps a child the same signal killed (seen once in CI, with the command's own pid as sender).
       const child = spawn(
         process.execPath,
-        [BIN, 'sandbox', '--', 'bash', '-c', `${trap}; echo READY; while :; do sleep 1; done`],
+        [BIN, 'sandbox', '--', 'sh', '-c', `${trap}; echo READY; while :; do sleep 1; done`],
         {
           cwd: home.workspace,
           env: home.env,

@@ -1,12 +1,6 @@
 // The exec-server spawner of @ux/exec-server-client against this server as a real child process: the Spawner
 // conformance suite over stdio and over WebSocket, and the failures a caller must see.
 import { writeFileSync } from 'node:fs';
-import {
-  type AddressInfo,
-  connect as connectTcp,
-  createServer as createNetServer,
-  type Socket,
-} from 'node:net';
 import { join } from 'node:path';
 import {
   connectWebSocketExecServer,
@@ -22,7 +16,7 @@ import {
   SpawnFailedError,
 } from '@ux/protocol';
 import { describeConformance, runToEnd, spawnerConformanceChecks, waitForOutput } from '@ux/protocol/testing';
-import { tempDir, useLeakCheck } from '@ux/test-utils';
+import { cuttableRelay, tempDir, useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PATH, SERVER_BIN, startWebSocketServer } from './test-support.js';
 
@@ -150,51 +144,27 @@ describe('failures the caller sees', () => {
   });
 });
 
-/** A TCP relay in front of `url`'s port whose connections the test can cut, as a network drop would. */
-async function cuttableRelay(url: string) {
-  const target = Number(new URL(url).port);
-  const sockets = new Set<Socket>();
-  const relay = createNetServer((inbound) => {
-    const outbound = connectTcp(target, '127.0.0.1');
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    inbound.pipe(outbound).pipe(inbound);
+/** A WebSocket server (with `args`) behind a relay the test can cut, and a spawner that resumes. */
+async function serverBehindRelay(args: string[] = []) {
+  const dir = tempDir('ux-es-resume-');
+  writeFileSync(join(dir, 'token'), 'resume-token\n');
+  const server = await startWebSocketServer(join(dir, 'token'), args);
+  onTestFinished(async () => {
+    await server.stop();
   });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        relay.close(() => resolve());
-      }),
-  );
-  return {
-    url: `ws://127.0.0.1:${(relay.address() as AddressInfo).port}`,
-    /** Drops every connection through the relay; new ones are relayed again. */
-    cut() {
-      for (const socket of sockets) socket.destroy();
-    },
-  };
+  const relay = await cuttableRelay(Number(new URL(server.url).port));
+  const spawner = createExecServerSpawner({
+    name: 'environment "box"',
+    resumeWindowMs: 10_000,
+    connect: () => connectWebSocketExecServer({ url: relay.url, token: 'resume-token' }),
+  });
+  onTestFinished(() => spawner.close());
+  return { relay, spawner };
 }
 
 describe('a dropped WebSocket connection (resumeWindowMs)', () => {
   it('is resumed: the process runs on on the server, and no output is lost or repeated', async () => {
-    const dir = tempDir('ux-es-resume-');
-    writeFileSync(join(dir, 'token'), 'resume-token\n');
-    const server = await startWebSocketServer(join(dir, 'token'));
-    onTestFinished(async () => {
-      await server.stop();
-    });
-    const relay = await cuttableRelay(server.url);
-    const spawner = createExecServerSpawner({
-      name: 'environment "box"',
-      resumeWindowMs: 10_000,
-      connect: () => connectWebSocketExecServer({ url: relay.url, token: 'resume-token' }),
-    });
-    onTestFinished(() => spawner.close());
+    const { relay, spawner } = await serverBehindRelay();
     const counter = await spawner.spawn({
       ...request,
       argv: ['sh', '-c', 'i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo "line $i"; sleep 0.05; done; exit 3'],
@@ -219,19 +189,7 @@ describe('a dropped WebSocket connection (resumeWindowMs)', () => {
   });
 
   it('a server that ended the processes with the connection (--on-disconnect terminate): reported lost', async () => {
-    const dir = tempDir('ux-es-noresume-');
-    writeFileSync(join(dir, 'token'), 'resume-token\n');
-    const server = await startWebSocketServer(join(dir, 'token'), ['--on-disconnect', 'terminate']);
-    onTestFinished(async () => {
-      await server.stop();
-    });
-    const relay = await cuttableRelay(server.url);
-    const spawner = createExecServerSpawner({
-      name: 'environment "box"',
-      resumeWindowMs: 10_000,
-      connect: () => connectWebSocketExecServer({ url: relay.url, token: 'resume-token' }),
-    });
-    onTestFinished(() => spawner.close());
+    const { relay, spawner } = await serverBehindRelay(['--on-disconnect', 'terminate']);
     const sleeper = await spawner.spawn({ ...request, argv: ['sh', '-c', 'echo up; exec sleep 30'] });
     await waitForOutput(sleeper, 'up\n');
     relay.cut();

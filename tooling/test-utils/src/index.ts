@@ -1,3 +1,4 @@
+export { type CuttableRelay, cuttableRelay } from './cuttable-relay.js';
 export { expectNoLeaks, type ProcessSnapshot, snapshotProcess, useLeakCheck } from './leak-check.js';
 export { type SeededRandom, seededRandom } from './seeded-random.js';
 export { tempDir } from './temp-dir.js';
