@@ -100,12 +100,12 @@ describe('ux exec: receipts', () => {
   it('ends the process when ux is stopped by a signal', async () => {
     const home = makeHome();
     const marker = uniqueMarker();
-    const child = spawn(process.execPath, [BIN, 'exec', '--', `: ${marker}; echo started; sleep 60`], {
+    const child = spawn(process.execPath, [BIN, 'exec', '--', `echo started; sleep 60; : ${marker}`], {
       cwd: home.workspace,
       env: home.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    await waitForCommandRunning(`${marker}; echo`);
+    await waitForCommandRunning(`sleep 60; : ${marker}`);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -126,7 +126,7 @@ describe('ux exec: receipts', () => {
   it('without a terminal, Ctrl-C (SIGINT) says that it ends the command, and does', async () => {
     const home = makeHome();
     const marker = uniqueMarker();
-    const child = spawn(process.execPath, [BIN, 'exec', '--', `: ${marker}; echo started; sleep 60`], {
+    const child = spawn(process.execPath, [BIN, 'exec', '--', `echo started; sleep 60; : ${marker}`], {
       cwd: home.workspace,
       env: home.env,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -135,7 +135,7 @@ describe('ux exec: receipts', () => {
     child.stderr.on('data', (chunk) => {
       stderr += String(chunk);
     });
-    await waitForCommandRunning(`${marker}; echo`);
+    await waitForCommandRunning(`sleep 60; : ${marker}`);
     child.kill('SIGINT');
     const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
     expect(status).toBe(130);
@@ -149,7 +149,7 @@ describe('ux exec: in a terminal', () => {
     const home = makeHome();
     const marker = uniqueMarker();
     const ux = await startUxInTerminal(
-      ['exec', '--tty', '--yield-ms', '250', '--', `: ${marker}; cat`],
+      ['exec', '--tty', '--yield-ms', '250', '--', `cat; : ${marker}`],
       home,
     );
     await ux.waitFor('Ctrl-] detaches]');

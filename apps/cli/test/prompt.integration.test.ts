@@ -78,7 +78,7 @@ describe('the ux> prompt', () => {
     const { ux, id } = await detachedSession(marker);
     // Typed at the prompt, so only the session's own processes carry it (ux's arguments carry `marker`).
     const second = uniqueMarker();
-    expect(await run(ux, `exec : ${second}; sleep 300`)).toContain('Process running with session ID');
+    expect(await run(ux, `exec sleep 300; : ${second}`)).toContain('Process running with session ID');
     expect(pidsMatching(second).length).toBeGreaterThan(0);
     const cleaned = await run(ux, 'clean');
     expect(cleaned).toMatch(new RegExp(`ended sessions (${id}, \\d+|\\d+, ${id})`));

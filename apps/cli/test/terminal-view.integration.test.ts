@@ -145,10 +145,10 @@ describe('ux exec --receipt on a terminal', () => {
     const home = makeHome();
     const marker = uniqueMarker();
     const ux = await startUxInTerminal(
-      ['exec', '--receipt', '--', `: ${marker}; echo started; sleep 60`],
+      ['exec', '--receipt', '--', `echo started; sleep 60; : ${marker}`],
       home,
     );
-    await waitForCommandRunning(`${marker}; echo`);
+    await waitForCommandRunning(`sleep 60; : ${marker}`);
     await ux.type('\u0003');
     const said = await ux.waitFor(/the command keeps running as session (\d+)/);
     expect(said).toContain('ux: stopped waiting');
