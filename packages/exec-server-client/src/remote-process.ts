@@ -162,23 +162,32 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
         { processId: this.processId, afterSeq: this.lastSeq, maxBytes: null, waitMs: 0 },
         readResultSchema,
       );
-      for (const chunk of result.chunks) {
-        if (!this.early.has(chunk.seq)) {
-          this.early.set(chunk.seq, {
-            kind: 'output',
-            stream: chunk.stream,
-            data: Buffer.from(chunk.chunk, 'base64'),
-          });
-        }
-      }
+      this.takeRetained(result.chunks);
     } catch {
       // The connection is going; its loss is reported on its own.
     } finally {
       this.repairing = false;
     }
-    if (!this.early.has(this.lastSeq + 1) && this.early.size > 0)
-      this.lastSeq = Math.min(...this.early.keys()) - 1;
+    this.skipEvicted();
     this.drain();
+  }
+
+  /** Queues output the server kept (a `process/read`), in `seq` order with what arrived already. */
+  private takeRetained(chunks: ReadResult['chunks']): void {
+    for (const chunk of chunks) {
+      if (chunk.seq > this.lastSeq && !this.early.has(chunk.seq))
+        this.early.set(chunk.seq, {
+          kind: 'output',
+          stream: chunk.stream,
+          data: Buffer.from(chunk.chunk, 'base64'),
+        });
+    }
+  }
+
+  /** Output the server no longer kept is gone: the sequence goes on from the first event it still has. */
+  private skipEvicted(): void {
+    if (this.early.size > 0 && !this.early.has(this.lastSeq + 1))
+      this.lastSeq = Math.min(...this.early.keys()) - 1;
   }
 
   private publish(event: Event): void {
@@ -270,17 +279,8 @@ export class RemoteProcess implements ExecProcess, ProcessListener {
       );
       return;
     }
-    for (const chunk of result.chunks) {
-      if (chunk.seq > this.lastSeq && !this.early.has(chunk.seq))
-        this.early.set(chunk.seq, {
-          kind: 'output',
-          stream: chunk.stream,
-          data: Buffer.from(chunk.chunk, 'base64'),
-        });
-    }
-    // Output the server no longer kept is gone: go on from the first chunk it still has.
-    if (this.early.size > 0 && !this.early.has(this.lastSeq + 1))
-      this.lastSeq = Math.min(...this.early.keys()) - 1;
+    this.takeRetained(result.chunks);
+    this.skipEvicted();
     this.drain();
     // What was sent while nobody listened (an exit, say) comes from the read, not the notifications.
     this.lastSeq = Math.max(this.lastSeq, result.nextSeq - 1);
