@@ -90,6 +90,7 @@ export type {
   FileSystemEntry,
   FileSystemPath,
   FileSystemPolicy,
+  HostState,
   NetworkPolicy,
   NetworkProxyEndpoint,
   SpecialPathName,
@@ -97,6 +98,7 @@ export type {
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
 export { hasDenyRead } from './policy/has-deny-read.js';
+export { HOME_PROTECTED_NAMES, type HomeProtectedName } from './policy/home-protected-paths.js';
 export {
   gitdirTarget,
   PROTECTED_METADATA_DIRS,
@@ -115,6 +117,7 @@ export {
 export {
   canonicalize,
   isUnder,
+  protectedEntryFor,
   resolveSandboxLayout,
   type SandboxLayout,
   type WritableRootLayout,
@@ -137,8 +140,16 @@ export type {
   ReviewDecision,
   ReviewDecisionType,
 } from './review/review-decision.js';
+export {
+  createProcessRuntimeDir,
+  ensureUxRuntimeRoot,
+  runtimeDirPid,
+  uxRuntimeRoot,
+  uxRuntimeRoots,
+} from './runtime/ux-runtime-dir.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
 export { prependPathLine } from './text/prepend-path-line.js';
+export { hasInvisibleText, visibleText } from './text/visible-text.js';
 export {
   type WindowsCommandLineOptions,
   windowsArgumentsLine,

@@ -82,6 +82,59 @@ describe('decidePatch', () => {
     });
   });
 
+  it('refuses protected names of a workspace that lies inside another writable root', async () => {
+    // The workspace is below a --writable-root parent (the temp dir): two writable roots hold its
+    // .git/config, and the outer one has no entry for it.
+    for (const parentPolicy of ['writable-root', 'tmp'] as const) {
+      const base = setup();
+      const parent = dirname(base.workspace);
+      const policy: EffectivePolicy = {
+        ...WORKSPACE_WRITE,
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            ...(WORKSPACE_WRITE.fileSystem.kind === 'restricted' ? WORKSPACE_WRITE.fileSystem.entries : []),
+            parentPolicy === 'writable-root'
+              ? { path: { type: 'path', path: parent }, access: 'write' }
+              : { path: { type: 'path', path: dirname(parent) }, access: 'write' },
+          ],
+        },
+      };
+      const nested = setup({ policy });
+      const decide = (paths: string[]) =>
+        createOrchestrator({
+          sandboxRegistry: createSandboxRegistry({ fake: fakeBackend('fake') }),
+          platform: 'linux',
+          approvalPolicy: 'on-request',
+          policy,
+          reviewer: nested.reviewer,
+        }).decidePatch({
+          callId: 'c',
+          cwd: base.workspace,
+          projectRoot: base.workspace,
+          paths,
+          summary: 'M x',
+        });
+      for (const name of [
+        '.git/config',
+        '.git/hooks/pre-commit',
+        '.git/commondir',
+        '.ux/config.toml',
+        '.codex/config.toml',
+        '.agents/skill.md',
+      ])
+        expect(await decide([join(base.workspace, name)]), `${parentPolicy}: ${name}`).toMatchObject({
+          action: 'refuse',
+          reason: expect.stringContaining('is protected'),
+        });
+      expect(await decide([join(base.workspace, 'src', 'a.ts')])).toEqual({
+        action: 'apply',
+        autoApproved: true,
+      });
+      expect(nested.reviewer.requests).toEqual([]);
+    }
+  });
+
   it('refuses outside paths under never, and asks about every patch under untrusted', async () => {
     const never = setup({ approvalPolicy: 'never' });
     expect(await never.decide([join(dirname(never.workspace), 'o.txt')])).toEqual({

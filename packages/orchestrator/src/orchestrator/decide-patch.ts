@@ -7,6 +7,7 @@ import {
   globToRegExp,
   isUnder,
   nodeFsView,
+  protectedEntryFor,
   resolveSandboxLayout,
 } from '@ux/protocol/core';
 import { ApprovalAbortedError } from '../approval/approval-aborted-error.js';
@@ -59,7 +60,7 @@ export async function decidePatch(
     decider.policy,
     { cwd: request.cwd, projectRoots: [request.projectRoot] },
     nodeFsView(),
-    { homeDir: homedir() },
+    { homeDir: homedir(), pathDirectories: (process.env.PATH ?? '').split(':') },
   );
   const unrestricted = decider.policy.fileSystem.kind !== 'restricted';
   const globs = layout.unreadableGlobs.map((pattern) => globToRegExp(pattern));
@@ -70,14 +71,16 @@ export async function decidePatch(
         action: 'refuse',
         reason: `${path} is hidden by the deny-read policy; the patch was not applied`,
       };
-    const root = layout.writableRoots.find((candidate) => isUnder(path, candidate.root));
-    const protectedEntry = root?.readOnly.find((entry) => isUnder(path, entry.path));
+    // Protected when any writable root that holds it protects it: a workspace inside /tmp keeps its
+    // own .git/config read-only though /tmp, the outer root, has no such entry.
+    const protectedEntry = protectedEntryFor(layout, path);
     if (protectedEntry)
       return {
         action: 'refuse',
         reason: `${path} is protected (${protectedEntry.why}); the patch was not applied`,
       };
-    if (!root && !unrestricted) outside.push(path);
+    const writable = layout.writableRoots.some((candidate) => isUnder(path, candidate.root));
+    if (!writable && !unrestricted) outside.push(path);
   }
 
   const policy = approvalPolicyName(decider.approvalPolicy);

@@ -85,4 +85,33 @@ export interface EffectivePolicy {
    * out of reach; a backend that cannot enforce this fails closed. Default: none.
    */
   allowUnixSockets?: readonly string[];
+  /**
+   * `/tmp` and `$TMPDIR` are private to the session (docs/threat-model.md): the layout grants neither
+   * of the host's; the backend gives commands a directory of its own in their place (bwrap binds one
+   * at `/tmp` and sets `TMPDIR=/tmp`), shared by the session's commands and read by nothing outside.
+   * Default false: the host's `/tmp` and `$TMPDIR` are writable, as the entries say.
+   */
+  privateTmp?: boolean;
+  /** ux's own files, out of every sandbox's reach wherever they lie (see `HostState`). */
+  hostState?: HostState;
+  /**
+   * Work trees of git repositories found inside the writable roots when the session started (nested
+   * repositories, vendored checkouts, submodules): each one's configuration surface is protected like
+   * the workspace's own (`protectedPaths`). Absolute.
+   */
+  knownRepositories?: readonly string[];
+}
+
+/**
+ * ux's own state, which no sandboxed command may change wherever it lies: what ux reads at its next
+ * start or trusts while it runs. Neither list is a deny-read entry: neither switches escalation off.
+ */
+export interface HostState {
+  /**
+   * Read-only inside every writable root that holds them, guarded when missing: `UX_HOME` (config,
+   * rules, snapshots, caches), the requirements file, ux's own programs. Absolute.
+   */
+  readOnly?: readonly string[];
+  /** Hidden from commands (masked), wherever they lie: the runtime directories, the quarantine. Absolute. */
+  hidden?: readonly string[];
 }

@@ -1,5 +1,6 @@
 import { posix, win32 } from 'node:path';
 import type { FsView } from './fs-view.js';
+import { HOME_PROTECTED_NAMES } from './home-protected-paths.js';
 
 /** One path inside a writable root that must stay read-only, and why. */
 export interface ProtectedPath {
@@ -34,18 +35,6 @@ export const SHELL_STARTUP_FILES = [
 
 /** Other per-user files that configure or run code: global git config, SSH keys and trust. */
 export const USER_CONFIG_PATHS = ['.gitconfig', '.config/git', '.ssh'] as const;
-
-/**
- * Start-up files and user configuration whose creation is guarded when missing: a shell reads the
- * first of several (`.bash_profile`, `.bash_login`, `.profile`), so any of them can be planted.
- * Names below `.config` are left out: guarding a missing `.config` would take away what ordinary
- * tools create there.
- */
-const GUARDED_WHEN_MISSING = new Set([
-  ...SHELL_STARTUP_FILES.filter((name) => !name.startsWith('.config/')),
-  '.gitconfig',
-  '.ssh',
-]);
 
 /**
  * What git reads as configuration or runs as code inside one git directory, and whether creating the
@@ -84,6 +73,16 @@ export interface ProtectedPathsOptions {
   metadataDirs?: readonly string[];
   /** Path flavour of `root`, `homeDir` and the results; Windows plans are built on any OS. Default `posix`. */
   pathStyle?: 'posix' | 'win32';
+  /**
+   * Work trees of repositories found when the session started (`EffectivePolicy.knownRepositories`):
+   * those below the root get their git surface protected like the root's own.
+   */
+  repositories?: readonly string[];
+  /**
+   * The session's PATH directories (absolute): those inside the home directory, when it lies inside
+   * the root, are read-only (a program planted there shadows the real one at the next shell).
+   */
+  pathDirectories?: readonly string[];
 }
 
 type PathApi = typeof posix;
@@ -110,18 +109,10 @@ export function protectedPaths(
     found.push({ path, kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind, why });
   };
 
-  const gitPath = api.join(root, '.git');
-  const gitKind = fs.kind(gitPath);
-  if (gitKind === 'dir') {
-    protectGitDir(gitPath, fs, add, api);
-  } else if (gitKind === 'file') {
-    add(gitPath, 'git pointer file: says where the repository lives');
-    const target = gitdirTarget(gitPath, fs, options.pathStyle);
-    if (target) protectLinkedGitDir(target, fs, add, api);
-  } else if (gitKind === 'symlink') {
-    add(gitPath, 'git directory link');
-  } else {
-    add(gitPath, 'a new git directory brings its own config and hooks, which git on the host would run');
+  protectWorkTree(root, fs, add, api, options.pathStyle, true);
+  for (const repository of options.repositories ?? []) {
+    if (repository !== root && isBelow(repository, root, api))
+      protectWorkTree(repository, fs, add, api, options.pathStyle, false);
   }
 
   for (const name of options.metadataDirs ?? PROTECTED_METADATA_DIRS) {
@@ -133,20 +124,51 @@ export function protectedPaths(
 
   const home = options.homeDir;
   if (home && homeInside(home, root, api)) {
-    for (const name of SHELL_STARTUP_FILES)
-      add(
-        api.join(home, name),
-        'shell start-up file: code that runs at the next login',
-        GUARDED_WHEN_MISSING.has(name),
-      );
-    for (const name of USER_CONFIG_PATHS)
-      add(
-        api.join(home, name),
-        'global git configuration, or SSH keys and trust',
-        GUARDED_WHEN_MISSING.has(name),
-      );
+    for (const { name, why, guard } of HOME_PROTECTED_NAMES) {
+      const path = api.join(home, name);
+      // A missing name is guarded only where its parent exists: otherwise the guard would take away
+      // the parent (`.config`, `.local`), which ordinary tools create.
+      add(path, why, guard && fs.kind(api.dirname(path)) === 'dir');
+    }
+    for (const dir of options.pathDirectories ?? []) {
+      if (api.isAbsolute(dir) && dir !== home && isBelow(api.normalize(dir), home, api))
+        add(api.normalize(dir), 'a directory on PATH: a program planted there shadows the real one', false);
+    }
   }
   return found;
+}
+
+/**
+ * A work tree's `.git`: a git directory's configuration and hooks; a pointer file and what it points
+ * to; a link. A missing `.git` is guarded only at the root (a new repository there brings its own
+ * configuration and hooks, which git on the host would run in every folder below).
+ */
+function protectWorkTree(
+  workTree: string,
+  fs: FsView,
+  add: Add,
+  api: PathApi,
+  pathStyle: 'posix' | 'win32' | undefined,
+  guardMissing: boolean,
+): void {
+  const gitPath = api.join(workTree, '.git');
+  const gitKind = fs.kind(gitPath);
+  if (gitKind === 'dir') {
+    protectGitDir(gitPath, fs, add, api);
+  } else if (gitKind === 'file') {
+    add(gitPath, 'git pointer file: says where the repository lives');
+    const target = gitdirTarget(gitPath, fs, pathStyle);
+    if (target) protectLinkedGitDir(target, fs, add, api);
+  } else if (gitKind === 'symlink') {
+    add(gitPath, 'git directory link');
+  } else if (guardMissing) {
+    add(gitPath, 'a new git directory brings its own config and hooks, which git on the host would run');
+  }
+}
+
+/** Strictly below `root` (Windows paths compare case-insensitively). */
+function isBelow(path: string, root: string, api: PathApi): boolean {
+  return path !== root && homeInside(path, root, api);
 }
 
 type Add = (path: string, why: string, blockWhenMissing?: boolean) => void;

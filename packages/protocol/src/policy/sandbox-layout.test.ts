@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type FsView, memoryFsView } from './fs-view.js';
 import { gitdirTarget, protectedPaths } from './protected-paths.js';
-import { canonicalize, isUnder, resolveSandboxLayout } from './sandbox-layout.js';
+import { canonicalize, isUnder, protectedEntryFor, resolveSandboxLayout } from './sandbox-layout.js';
 
 const repo = memoryFsView({
   '/w/.git/config': '[core]',
@@ -98,27 +98,77 @@ describe('protectedPaths', () => {
       '/home/u/.bashrc': '',
       '/home/u/.ssh/authorized_keys': '',
       '/home/u/.git/config': '',
+      '/home/u/.config/': '',
+      '/home/u/.local/share/': '',
+      '/home/u/.cargo/bin/': '',
+      '/home/u/tools/bin/': '',
     });
-    const paths = summary(protectedPaths('/home/u', fs, { homeDir: '/home/u', metadataDirs: [] })).filter(
-      (line) => !line.includes('/.git/'),
+    const lines = summary(
+      protectedPaths('/home/u', fs, {
+        homeDir: '/home/u',
+        metadataDirs: [],
+        pathDirectories: ['/home/u/tools/bin', '/usr/bin', 'relative/bin'],
+      }),
+    ).filter((line) => !line.includes('/.git/'));
+    // Existing names are read-only; missing ones are guarded where their parent exists.
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'file /home/u/.bashrc',
+        'missing /home/u/.bash_profile',
+        'missing /home/u/.bash_aliases',
+        'missing /home/u/.profile',
+        'missing /home/u/.zshenv',
+        'missing /home/u/.gitconfig',
+        'missing /home/u/.config/git',
+        'missing /home/u/.config/fish',
+        'missing /home/u/.config/systemd',
+        'missing /home/u/.config/autostart',
+        'missing /home/u/.local/bin',
+        'missing /home/u/bin',
+        'missing /home/u/.npmrc',
+        'missing /home/u/.vimrc',
+        'dir /home/u/.ssh',
+        'dir /home/u/.cargo/bin',
+        'dir /home/u/tools/bin',
+      ]),
     );
-    expect(paths).toEqual([
-      'file /home/u/.bashrc',
-      'missing /home/u/.bash_profile',
-      'missing /home/u/.bash_login',
-      'missing /home/u/.bash_logout',
-      'missing /home/u/.profile',
-      'missing /home/u/.zshrc',
-      'missing /home/u/.zshenv',
-      'missing /home/u/.zprofile',
-      'missing /home/u/.zlogin',
-      'missing /home/u/.zlogout',
-      'missing /home/u/.gitconfig',
-      'dir /home/u/.ssh',
-    ]);
+    // Not guarded: a name below a missing directory (the guard would take the directory away), the
+    // tool homes installers create, and PATH directories outside the home.
+    expect(lines.some((line) => line.includes('.gradle/'))).toBe(false);
+    expect(lines).not.toContain('missing /home/u/.nvm');
+    expect(lines.some((line) => line.includes('/usr/bin') || line.includes('relative'))).toBe(false);
     expect(summary(protectedPaths('/home/u/project', fs, { homeDir: '/home/u', metadataDirs: [] }))).toEqual([
       'missing /home/u/project/.git',
     ]);
+  });
+
+  it('protects the git surface of repositories found at the start inside the root, not a missing one', () => {
+    const fs = memoryFsView({
+      '/w/.git/config': '',
+      '/w/vendor/lib/.git/config': '',
+      '/w/vendor/lib/.git/hooks/': '',
+      '/w/sub/.git': 'gitdir: ../.git/modules/sub',
+      '/w/.git/modules/sub/config': '',
+      '/w/gone/': '',
+      '/elsewhere/.git/config': '',
+    });
+    const lines = summary(
+      protectedPaths('/w', fs, {
+        metadataDirs: [],
+        repositories: ['/w/vendor/lib', '/w/sub', '/w/gone', '/elsewhere', '/w'],
+      }),
+    );
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'file /w/vendor/lib/.git/config',
+        'dir /w/vendor/lib/.git/hooks',
+        'missing /w/vendor/lib/.git/commondir',
+        'file /w/sub/.git',
+        'file /w/.git/modules/sub/config',
+      ]),
+    );
+    expect(lines.some((line) => line.includes('/w/gone'))).toBe(false);
+    expect(lines.some((line) => line.includes('/elsewhere'))).toBe(false);
   });
 });
 
@@ -345,5 +395,116 @@ describe('Windows paths (pathStyle: win32)', () => {
     expect(isUnder('C:\\x', 'C:\\', 'win32')).toBe(true);
     expect(isUnder('/Work/App/src', '/work/app')).toBe(false);
     expect(canonicalize('c:\\work\\app\\new\\file.txt', fs, 'win32')).toBe('C:\\Work\\App\\new\\file.txt');
+  });
+});
+
+describe('protectedEntryFor (the one predicate)', () => {
+  const workspaceWrite = (extra: { type: 'path'; path: string }[] = []) => ({
+    fileSystem: {
+      kind: 'restricted' as const,
+      entries: [
+        { path: { type: 'special' as const, value: 'root' as const }, access: 'read' as const },
+        { path: { type: 'special' as const, value: 'cwd' as const }, access: 'write' as const },
+        { path: { type: 'special' as const, value: 'slash_tmp' as const }, access: 'write' as const },
+        ...extra.map((path) => ({ path, access: 'write' as const })),
+      ],
+    },
+    network: 'restricted' as const,
+  });
+  const nested = memoryFsView({
+    '/tmp/ws/.git/config': '',
+    '/tmp/ws/.git/hooks/pre-commit.sample': '',
+    '/tmp/ws/src/': '',
+    '/parent/ws/.git/config': '',
+  });
+
+  it('protects a workspace’s own names when the workspace lies inside another writable root', () => {
+    const layout = resolveSandboxLayout(workspaceWrite(), { cwd: '/tmp/ws' }, nested);
+    // Two roots hold /tmp/ws/.git/config: /tmp (outermost, which has no such entry) and /tmp/ws.
+    expect(layout.writableRoots.map((root) => root.root)).toEqual(['/tmp', '/tmp/ws']);
+    for (const path of [
+      '/tmp/ws/.git/config',
+      '/tmp/ws/.git/hooks/pre-commit',
+      '/tmp/ws/.git/commondir',
+      '/tmp/ws/.ux/config.toml',
+      '/tmp/ws/.codex',
+    ])
+      expect(protectedEntryFor(layout, path)?.path, path).toBeDefined();
+    expect(protectedEntryFor(layout, '/tmp/ws/src/main.ts')).toBeUndefined();
+    expect(protectedEntryFor(layout, '/tmp/other.txt')).toBeUndefined();
+  });
+
+  it('does the same under a --writable-root parent', () => {
+    const layout = resolveSandboxLayout(
+      workspaceWrite([{ type: 'path', path: '/parent' }]),
+      { cwd: '/parent/ws' },
+      nested,
+    );
+    expect(protectedEntryFor(layout, '/parent/ws/.git/config')?.why).toMatch(/git configuration/);
+  });
+
+  it('counts ux’s hidden directories as protected wherever they lie', () => {
+    const fs = memoryFsView({ '/w/': '', '/run/ux/x/': '' });
+    const layout = resolveSandboxLayout(
+      { ...workspaceWrite(), hostState: { hidden: ['/run/ux', '/missing'] } },
+      { cwd: '/w' },
+      fs,
+    );
+    expect(layout.hidden).toEqual(['/run/ux']);
+    expect(protectedEntryFor(layout, '/run/ux/x/sock')?.why).toMatch(/runtime/);
+  });
+});
+
+describe('resolveSandboxLayout: ux’s own state and a private /tmp', () => {
+  const policy = {
+    fileSystem: {
+      kind: 'restricted' as const,
+      entries: [
+        { path: { type: 'special' as const, value: 'root' as const }, access: 'read' as const },
+        { path: { type: 'special' as const, value: 'cwd' as const }, access: 'write' as const },
+        { path: { type: 'special' as const, value: 'slash_tmp' as const }, access: 'write' as const },
+        { path: { type: 'special' as const, value: 'tmpdir' as const }, access: 'write' as const },
+      ],
+    },
+    network: 'restricted' as const,
+  };
+  const fs = memoryFsView({ '/tmp/uxhome/rules/': '', '/tmp/ws/': '', '/var/t/': '' });
+
+  it('keeps UX_HOME and a missing requirements file read-only inside a writable root', () => {
+    const layout = resolveSandboxLayout(
+      { ...policy, hostState: { readOnly: ['/tmp/uxhome', '/tmp/req.toml', '/etc/ux/requirements.toml'] } },
+      { cwd: '/tmp/ws', tmpdir: '/var/t' },
+      fs,
+    );
+    const tmp = layout.writableRoots.find((root) => root.root === '/tmp')!;
+    expect(
+      tmp.readOnly.filter((entry) => /ux's own state/.test(entry.why)).map((e) => `${e.kind} ${e.path}`),
+    ).toEqual(['dir /tmp/uxhome', 'missing /tmp/req.toml']);
+    expect(protectedEntryFor(layout, '/tmp/uxhome/rules/evil.rules')).toBeDefined();
+    expect(layout.privateTmp).toBe(false);
+  });
+
+  it('drops the host’s /tmp and $TMPDIR from the writable roots when /tmp is private', () => {
+    const layout = resolveSandboxLayout(
+      { ...policy, privateTmp: true },
+      { cwd: '/tmp/ws', tmpdir: '/var/t' },
+      fs,
+    );
+    expect(layout.privateTmp).toBe(true);
+    // The workspace stays writable though it lies in /tmp.
+    expect(layout.writableRoots.map((root) => root.root)).toEqual(['/tmp/ws']);
+  });
+
+  it('has nothing to replace when the policy grants no /tmp', () => {
+    const layout = resolveSandboxLayout(
+      {
+        ...policy,
+        fileSystem: { ...policy.fileSystem, entries: policy.fileSystem.entries.slice(0, 2) },
+        privateTmp: true,
+      },
+      { cwd: '/tmp/ws' },
+      fs,
+    );
+    expect(layout.privateTmp).toBe(false);
   });
 });

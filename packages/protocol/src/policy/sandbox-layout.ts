@@ -32,6 +32,13 @@ export interface SandboxLayout {
   networkProxy?: NetworkProxyEndpoint;
   /** Unix sockets outside the sandbox the command may connect to (absolute, as given); often empty. */
   allowUnixSockets: string[];
+  /**
+   * The policy's `privateTmp` took effect: the host's `/tmp` and `$TMPDIR` are not among the writable
+   * roots, and the backend must put a private directory of the session in their place.
+   */
+  privateTmp: boolean;
+  /** ux's own directories to mask (`hostState.hidden`, existing ones, canonical). */
+  hidden: string[];
 }
 
 /**
@@ -54,15 +61,24 @@ export function resolveSandboxLayout(
     unreadableGlobs: [],
     network: policy.network,
     ...checkedNetwork(policy, context.pathStyle ?? 'posix'),
+    privateTmp: false,
+    hidden: [],
   };
   if (policy.fileSystem.kind !== 'restricted') return layout;
   const style = context.pathStyle ?? 'posix';
   const entries = resolveEntries(policy.fileSystem, context);
   const canonical = (path: string) => canonicalize(path, fs, style);
 
+  layout.hidden = [
+    ...new Set((policy.hostState?.hidden ?? []).filter((path) => fs.kind(path) !== undefined).map(canonical)),
+  ];
   const writable = new Set<string>();
   const readOnlyEntries: string[] = [];
   for (const entry of entries) {
+    if (policy.privateTmp && entry.access === 'write' && isTmpEntry(entry.entry)) {
+      layout.privateTmp = true;
+      continue;
+    }
     if (entry.target.kind === 'glob') {
       if (entry.access === 'none') layout.unreadableGlobs.push(entry.target.pattern);
       continue;
@@ -80,8 +96,24 @@ export function resolveSandboxLayout(
   }
   // `/` written as a writable root means full-disk write: nothing narrower is protected by a bind.
   const roots = [...writable].sort((a, b) => depth(a, style) - depth(b, style) || a.localeCompare(b));
+  const hostReadOnly = (policy.hostState?.readOnly ?? []).map(canonical);
+  const repositories = (policy.knownRepositories ?? []).map(canonical);
   for (const root of roots) {
-    const readOnly = protectedPaths(root, fs, { ...options, pathStyle: style });
+    const readOnly = protectedPaths(root, fs, {
+      ...options,
+      pathStyle: style,
+      ...(repositories.length > 0 ? { repositories } : {}),
+    });
+    for (const path of hostReadOnly) {
+      if (!isUnder(path, root, style) || samePath(path, root, style)) continue;
+      if (readOnly.some((entry) => samePath(entry.path, path, style))) continue;
+      const kind = fs.kind(path);
+      readOnly.push({
+        path,
+        kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind,
+        why: "ux's own state (configuration, rules, requirements or programs that ux trusts outside the sandbox)",
+      });
+    }
     for (const path of readOnlyEntries) {
       if (isUnder(path, root, style) && !samePath(path, root, style)) {
         const kind = fs.kind(path);
@@ -100,6 +132,35 @@ export function resolveSandboxLayout(
     ];
   }
   return layout;
+}
+
+/**
+ * The protected entry that covers `path`, if any: a path is protected when ANY writable root that
+ * contains it protects it (a workspace inside `/tmp` keeps its own `.git/config` read-only, though
+ * `/tmp` is a writable root too), or when it lies in one of ux's hidden directories. `path` is
+ * canonical (symlinks resolved), as the kernel sees it. The one predicate behind every backend's plan,
+ * the path guard's targets and the door's own writers (`apply_patch`).
+ */
+export function protectedEntryFor(
+  layout: Pick<SandboxLayout, 'writableRoots' | 'hidden'>,
+  path: string,
+  pathStyle: 'posix' | 'win32' = 'posix',
+): ProtectedPath | undefined {
+  for (const hidden of layout.hidden ?? []) {
+    if (isUnder(path, hidden, pathStyle))
+      return { path: hidden, kind: 'dir', why: "ux's own runtime files, hidden from every sandbox" };
+  }
+  for (const { root, readOnly } of layout.writableRoots) {
+    if (!isUnder(path, root, pathStyle)) continue;
+    const entry = readOnly.find((candidate) => isUnder(path, candidate.path, pathStyle));
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
+/** `slash_tmp` and `tmpdir`: what `privateTmp` replaces. */
+function isTmpEntry(entry: { path: { type: string; value?: string } }): boolean {
+  return entry.path.type === 'special' && (entry.path.value === 'slash_tmp' || entry.path.value === 'tmpdir');
 }
 
 /** Resolves symlinks in the existing part of a path and re-joins the missing tail. */
