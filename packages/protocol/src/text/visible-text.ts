@@ -13,7 +13,7 @@ export function visibleText(text: string): string {
   for (const char of text) {
     const code = char.codePointAt(0)!;
     if (char === '\\') out += '\\\\';
-    else if (isInvisible(code)) out += escape(char, code);
+    else if (isInvisible(code)) out += escapeOne(char, code);
     else out += char;
   }
   return out;
@@ -36,7 +36,7 @@ const NAMED: Record<string, string> = {
   '\0': '\\0',
 };
 
-function escape(char: string, code: number): string {
+function escapeOne(char: string, code: number): string {
   const named = NAMED[char];
   if (named) return named;
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
