@@ -95,6 +95,12 @@ export type {
   NetworkProxyEndpoint,
   SpecialPathName,
 } from './policy/file-system-policy.js';
+export {
+  FIND_REPOSITORIES_MAX_DIRECTORIES,
+  type FindRepositoriesOptions,
+  type FoundRepositories,
+  findRepositories,
+} from './policy/find-repositories.js';
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
 export { hasDenyRead } from './policy/has-deny-read.js';
