@@ -1,7 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResolvedNetwork } from '@ux/features';
 import {
@@ -12,11 +11,15 @@ import {
   networkAccessEvent,
   type ResolveHost,
 } from '@ux/network-proxy';
-import { type NetworkAccessEvent, type NetworkProxyEndpoint, UxError } from '@ux/protocol/core';
+import {
+  createProcessRuntimeDir,
+  type NetworkAccessEvent,
+  type NetworkProxyEndpoint,
+  UxError,
+} from '@ux/protocol/core';
 import { TEST_HOSTS_VARIABLE } from './without-test-switches.js';
 
 /** The longest Unix socket path (`sun_path` holds 108 bytes with its NUL). */
-const MAX_SOCKET_PATH_BYTES = 107;
 
 /** The session's allow-list proxy: where it listens, and how it ends. */
 export interface CliNetworkProxy {
@@ -55,7 +58,9 @@ export async function startCliNetworkProxy(
   options: CliNetworkProxyOptions,
 ): Promise<CliNetworkProxy> {
   const resolve = testResolver(options.env, options.onWarning);
-  const directory = mkdtempSync(join(socketParent(), 'ux-net-'));
+  // In ux's per-user runtime directory, which every sandbox of every ux process hides: a command of
+  // another session must not replace this socket (docs/threat-model.md).
+  const directory = createProcessRuntimeDir('net');
   // In the same turn as the directory, so no signal can come between them.
   const unguard = guardDirectory(directory);
   let ask: NetworkAsk | undefined;
@@ -130,13 +135,6 @@ function guardDirectory(directory: string): () => void {
     process.off('exit', remove);
   };
   return unguard;
-}
-
-/** The system's temporary directory, unless a socket path under it would be too long. */
-function socketParent(): string {
-  const parent = tmpdir();
-  const longest = join(parent, 'ux-net-XXXXXX', 'proxy.sock');
-  return Buffer.byteLength(longest) <= MAX_SOCKET_PATH_BYTES ? parent : '/tmp';
 }
 
 /** The resolver `UX_NETWORK_PROXY_HOSTS` asks for (tests only), or undefined when it is not set. */

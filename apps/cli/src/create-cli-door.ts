@@ -1,5 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ResolvedReviewCommand } from '@ux/features';
 import {
@@ -15,6 +14,7 @@ import {
 import {
   approvalPolicyName,
   type EffectivePolicy,
+  ensureUxRuntimeRoot,
   type Reviewer,
   type SandboxPolicy,
   type SandboxRegistry,
@@ -141,7 +141,7 @@ async function composeDoor(
   const broker =
     shell.kind === 'zsh-fork'
       ? await startEscalationBroker({
-          runtimeDir: runtimeDirectory(session),
+          runtimeDir: runtimeDirectory(),
           wrapperPath: shell.execveWrapperPath,
           onDiagnostic: (message) => options.onWarning(`zsh fork: ${message}`),
         })
@@ -195,14 +195,9 @@ function commandReviewer(config: ResolvedReviewCommand): Reviewer {
 }
 
 /**
- * Where the broker's socket directory goes: `$UX_HOME/run`, which sandboxed commands cannot write,
- * unless that path is too long for a Unix socket (107 bytes), then the system's temporary directory.
+ * Where the broker's socket directory goes: ux's per-user runtime directory, which every sandbox of
+ * every ux process hides (docs/threat-model.md).
  */
-function runtimeDirectory(session: CliSession): string {
-  const preferred = join(dirname(session.rulesDirectory), 'run');
-  if (Buffer.byteLength(preferred) <= 60) {
-    mkdirSync(preferred, { recursive: true, mode: 0o700 });
-    return preferred;
-  }
-  return tmpdir();
+function runtimeDirectory(): string {
+  return ensureUxRuntimeRoot();
 }

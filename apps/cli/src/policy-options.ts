@@ -150,7 +150,7 @@ export function sessionPolicy(
       context.helpCommand,
     );
   try {
-    return effectivePolicyFor(session, { cwd: context.cwd, homeDir: homeOf(context.env) });
+    return effectivePolicyFor(session, { cwd: context.cwd, homeDir: homeOf(context.env), env: context.env });
   } catch (error) {
     if (UxError.isInstance(error) && error.code === 'invalid_arguments')
       throw new UsageError(error.message, context.helpCommand);

@@ -153,6 +153,7 @@ export function resolveSessionSettings(input: ResolveSessionInput): SessionResol
     networkAccess: false,
     excludeTmpdirEnvVar: false,
     excludeSlashTmp: false,
+    privateTmp: true,
   };
   const denyRead: DenyReadEntry[] = [
     ...fromFile(requirements?.denyRead?.values, requirements?.denyRead?.location),

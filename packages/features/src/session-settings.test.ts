@@ -52,6 +52,7 @@ set = { CI = "1" }
       network: { value: { mode: 'on' }, location: { file: FILE, line: 8, column: 1 } },
       excludeTmpdirEnvVar: false,
       excludeSlashTmp: true,
+      privateTmp: true,
     });
     expect(config.session.shellEnvironmentPolicy?.value).toEqual({
       inherit: 'core',
@@ -59,6 +60,18 @@ set = { CI = "1" }
       includeOnly: ['PATH', 'HOME'],
       set: { CI: '1' },
     });
+  });
+
+  it('reads private_tmp (default true) and refuses a value that is not a boolean', () => {
+    expect(
+      userConfig('[sandbox_workspace_write]\nprivate_tmp = false\n').session.workspaceWrite?.value.privateTmp,
+    ).toBe(false);
+    expect(
+      userConfig('[sandbox_workspace_write]\nwritable_roots = []\n').session.workspaceWrite?.value.privateTmp,
+    ).toBe(true);
+    expect(() => userConfig('[sandbox_workspace_write]\nprivate_tmp = "no"\n')).toThrow(
+      /sandbox_workspace_write\.private_tmp must be true or false, got "no"/,
+    );
   });
 
   it('reads a granular approval policy', () => {

@@ -43,6 +43,12 @@ export interface WorkspaceWriteSettings extends SandboxNetworkSettings {
   networkAccess: boolean;
   excludeTmpdirEnvVar: boolean;
   excludeSlashTmp: boolean;
+  /**
+   * `private_tmp` (default true): commands get a `/tmp` and `$TMPDIR` of the session's own instead of
+   * the host's, which nothing outside the sandbox reads (docs/threat-model.md). False gives them the
+   * host's, writable, as Codex does.
+   */
+  privateTmp: boolean;
 }
 
 /** `[sandbox_read_only]`: read-only mode's network and unix sockets (it has nothing else to set). */
@@ -90,6 +96,7 @@ const WORKSPACE_WRITE_KEYS = [
   'allow_unix_sockets',
   'exclude_tmpdir_env_var',
   'exclude_slash_tmp',
+  'private_tmp',
 ];
 const READ_ONLY_KEYS = ['network', 'allow_unix_sockets'];
 const ENVIRONMENT_KEYS = ['inherit', 'ignore_default_excludes', 'exclude', 'include_only', 'set'];
@@ -149,6 +156,10 @@ export function parseSessionSettings(
           section.exclude_tmpdir_env_var,
         ),
         excludeSlashTmp: boolean(document, [...path, 'exclude_slash_tmp'], section.exclude_slash_tmp),
+        privateTmp:
+          section.private_tmp === undefined
+            ? true
+            : boolean(document, [...path, 'private_tmp'], section.private_tmp),
       },
       location: document.locate(path),
     };

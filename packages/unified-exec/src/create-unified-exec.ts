@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  ensureUxRuntimeRoot,
   excludedByShellEnvironmentPolicy,
   execCommandToolDefinition,
   isOp,
@@ -223,7 +223,8 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     snapshots: plan.shellSnapshot
       ? new ShellSnapshots({
           dir:
-            options.shellSnapshotDir ?? join(tmpdir(), `ux-shell-snapshots-${process.getuid?.() ?? 'user'}`),
+            // ux's per-user runtime directory, which no sandbox can write: later commands source these.
+            options.shellSnapshotDir ?? join(ensureUxRuntimeRoot(), 'shell-snapshots'),
           spawner: options.spawner,
           orchestrator: options.orchestrator,
           cwd: options.cwd,

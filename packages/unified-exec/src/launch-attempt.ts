@@ -12,6 +12,8 @@ export interface LaunchRequest {
   tty: boolean;
   /** Workspace roots for `project_roots` in sandbox policies. */
   projectRoots: readonly string[];
+  /** What the launch reads inside the sandbox (the snapshot, ux's PATH directories): `SandboxPlanRequest.hostPaths`. */
+  hostPaths?: readonly string[];
 }
 
 /** Longest wait for a sandbox's clean-up (its last notices) before a receipt is rendered without them. */
@@ -58,6 +60,7 @@ export function launchAttempt(
                 policy: sandbox.policy,
                 tty: request.tty,
                 projectRoots: request.projectRoots,
+                ...(request.hostPaths?.length ? { hostPaths: request.hostPaths } : {}),
                 ...(session ? { keepFds: [session.spawnEscalation.fd] } : {}),
               });
               // Listening before the start: a notice of the very first moments is not lost.

@@ -60,7 +60,20 @@ export async function orchestrateLaunch(
       { ...ids, ...request },
       launchAttempt(
         door.spawner,
-        { argv: launchArgv, cwd, env, tty, projectRoots: [door.cwd] },
+        {
+          argv: launchArgv,
+          cwd,
+          env,
+          tty,
+          projectRoots: [door.cwd],
+          // The shell, the snapshot it sources and ux's PATH directories stay readable inside even
+          // where the sandbox hides their place (a private /tmp holding UX_HOME, say).
+          hostPaths: [
+            ...(launchArgv[0]?.startsWith('/') ? [launchArgv[0]] : []),
+            ...prepend,
+            ...(door.snapshots?.files ?? []),
+          ],
+        },
         notices,
         interception,
         door.earlyExitWindowMs,

@@ -46,7 +46,7 @@ export interface ShellSnapshotsOptions {
 export class ShellSnapshots {
   private readonly taken = new Map<string, Promise<ShellSnapshot | undefined>>();
   private readonly failed = new Set<string>();
-  private readonly files = new Set<string>();
+  private readonly snapshotFiles = new Set<string>();
   private readonly session = randomBytes(6).toString('hex');
   private closed = false;
 
@@ -72,10 +72,15 @@ export class ShellSnapshots {
       : [...argv];
   }
 
+  /** The snapshot files this session may source (for `SandboxPlanRequest.hostPaths`). */
+  get files(): string[] {
+    return [...this.snapshotFiles];
+  }
+
   /** Removes this session's snapshot files (they hold the login environment). */
   close(): void {
     this.closed = true;
-    for (const file of this.files) rmSync(file, { force: true });
+    for (const file of this.snapshotFiles) rmSync(file, { force: true });
   }
 
   private snapshotFor(shell: string, kind: SnapshotShellKind, env: Record<string, string>) {
@@ -166,7 +171,7 @@ export class ShellSnapshots {
   private fileFor(kind: SnapshotShellKind, shell: string): string {
     const name = shell.replace(/[^A-Za-z0-9]+/g, '_');
     const file = join(this.options.dir, `${this.session}-${kind}${name}.sh`);
-    this.files.add(file);
+    this.snapshotFiles.add(file);
     return file;
   }
 }

@@ -46,6 +46,13 @@ export interface SandboxPlanRequest {
    * from 10 to 1023: 0–9 belong to shell scripts, and backends may use low numbers of their own.
    */
   keepFds?: readonly number[];
+  /**
+   * Files and directories the launch itself reads inside the sandbox (the shell snapshot it sources,
+   * ux's own PATH directories, the shell): a backend keeps them readable at their own paths whatever
+   * else the plan hides (a private `/tmp`, ux's hidden runtime directories, restricted reads), never
+   * writable. Absolute; missing ones are skipped.
+   */
+  hostPaths?: readonly string[];
 }
 
 /**
