@@ -10,6 +10,7 @@ export {
   type ApplyPatchErrorReason,
 } from './apply-patch-error.js';
 export { formatPatchSummary } from './format-patch-summary.js';
+export { noFollowFileSystem } from './no-follow-file-system.js';
 export {
   type ApplyPatchInvocation,
   parseApplyPatchInvocation,
@@ -30,7 +31,7 @@ export {
   type PlanPatchOptions,
   planPatch,
 } from './plan-patch.js';
-export { readTextFile } from './read-text-file.js';
+export { MAX_PATCH_FILE_BYTES, readRegularFile, readTextFile } from './read-text-file.js';
 export { normalisePunctuation, seekSequence } from './seek-sequence.js';
 export { type PatchSummary, type PatchSummaryChange, summarizePatch } from './summarize-patch.js';
 export { touchedPaths } from './touched-paths.js';

@@ -4,6 +4,7 @@ import {
   ApplyPatchError,
   applyPlan,
   formatPatchSummary,
+  noFollowFileSystem,
   type PatchPlan,
   parseApplyPatchInvocation,
   planPatch,
@@ -39,6 +40,10 @@ export async function interceptApplyPatch(
   } catch (error) {
     return refused(`apply_patch verification failed: ${(error as Error).message}`);
   }
+  // Decided and written as the kernel sees them (links resolved): the writer then reaches exactly the
+  // paths the orchestrator allowed, through descriptors that follow no link, so a directory a
+  // sandboxed command swaps for a link meanwhile makes the write fail instead of landing elsewhere.
+  plan = canonicalPlan(plan);
   const changes = patchChanges(plan);
   const call = door.callSignal(context.signal);
   try {
@@ -47,8 +52,7 @@ export async function interceptApplyPatch(
       ...(context.turnId ? { turnId: context.turnId } : {}),
       cwd: workdir,
       projectRoot: door.cwd,
-      // Compared with the writable roots as the kernel would see them: symlinks resolved.
-      paths: touchedPaths(plan).map((path) => canonicalize(path, nodeFsView())),
+      paths: touchedPaths(plan),
       summary: summaryLines(plan),
       signal: call.signal,
     });
@@ -66,7 +70,8 @@ export async function interceptApplyPatch(
     });
     let text: string;
     try {
-      text = formatPatchSummary(await applyPlan(plan));
+      const fs = noFollowFileSystem();
+      text = formatPatchSummary(await applyPlan(plan, fs ? { fs } : {}));
     } catch (error) {
       const message = `apply_patch failed: ${(error as Error).message}; no file was changed`;
       door.emit({
@@ -101,6 +106,27 @@ export async function interceptApplyPatch(
   } finally {
     call.done();
   }
+}
+
+/** The plan with every path it writes, removes or takes a mode from made canonical. */
+function canonicalPlan(plan: PatchPlan): PatchPlan {
+  const fsView = nodeFsView();
+  const real = (path: string) => canonicalize(path, fsView);
+  return {
+    ...plan,
+    cwd: real(plan.cwd),
+    changes: plan.changes.map((change) => ({
+      ...change,
+      path: real(change.path),
+      ...(change.movedTo === undefined ? {} : { movedTo: real(change.movedTo) }),
+    })),
+    writes: plan.writes.map((write) => ({
+      ...write,
+      path: real(write.path),
+      ...(write.modeFrom === undefined ? {} : { modeFrom: real(write.modeFrom) }),
+    })),
+    removals: plan.removals.map(real),
+  };
 }
 
 function refused(message: string): ToolResponse {
