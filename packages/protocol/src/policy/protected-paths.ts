@@ -1,5 +1,6 @@
 import { posix, win32 } from 'node:path';
 import type { FsView } from './fs-view.js';
+import { gitConfigReferences } from './git-config-references.js';
 import { HOME_PROTECTED_NAMES } from './home-protected-paths.js';
 
 /** One path inside a writable root that must stay read-only, and why. */
@@ -109,10 +110,28 @@ export function protectedPaths(
     found.push({ path, kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind, why });
   };
 
-  protectWorkTree(root, fs, add, api, options.pathStyle, true);
+  // What a configuration points git at (a hooks directory, an included file, a program) is as
+  // powerful as the configuration itself: protected when it lies in this root.
+  const inRoot: Add = (path, why, blockWhenMissing) => {
+    if (homeInside(path, root, api) && fs.kind(api.dirname(path)) !== undefined)
+      add(path, why, blockWhenMissing);
+  };
+  const where = { fs, add, inRoot, api, pathStyle: options.pathStyle, homeDir: options.homeDir };
+  protectWorkTree(root, where, true);
   for (const repository of options.repositories ?? []) {
-    if (repository !== root && isBelow(repository, root, api))
-      protectWorkTree(repository, fs, add, api, options.pathStyle, false);
+    if (repository !== root && isBelow(repository, root, api)) protectWorkTree(repository, where, false);
+  }
+  if (options.homeDir && api === posix) {
+    for (const name of ['.gitconfig', '.config/git/config']) {
+      const text = fs.readFile(api.join(options.homeDir, name));
+      if (text === undefined) continue;
+      for (const ref of gitConfigReferences(text, {
+        gitDir: options.homeDir,
+        workTree: options.homeDir,
+        homeDir: options.homeDir,
+      }))
+        inRoot(ref.path, `${ref.why}, from ~/${name}`, true);
+    }
   }
 
   for (const name of options.metadataDirs ?? PROTECTED_METADATA_DIRS) {
@@ -143,26 +162,86 @@ export function protectedPaths(
  * to; a link. A missing `.git` is guarded only at the root (a new repository there brings its own
  * configuration and hooks, which git on the host would run in every folder below).
  */
-function protectWorkTree(
-  workTree: string,
-  fs: FsView,
-  add: Add,
-  api: PathApi,
-  pathStyle: 'posix' | 'win32' | undefined,
-  guardMissing: boolean,
-): void {
+interface WorkTreeContext {
+  fs: FsView;
+  add: Add;
+  /** `add` for paths inside the root only. */
+  inRoot: Add;
+  api: PathApi;
+  pathStyle: 'posix' | 'win32' | undefined;
+  homeDir: string | undefined;
+}
+
+function protectWorkTree(workTree: string, where: WorkTreeContext, guardMissing: boolean): void {
+  const { fs, add, api, pathStyle } = where;
   const gitPath = api.join(workTree, '.git');
   const gitKind = fs.kind(gitPath);
   if (gitKind === 'dir') {
     protectGitDir(gitPath, fs, add, api);
+    protectReferences(gitPath, workTree, where);
   } else if (gitKind === 'file') {
     add(gitPath, 'git pointer file: says where the repository lives');
     const target = gitdirTarget(gitPath, fs, pathStyle);
-    if (target) protectLinkedGitDir(target, fs, add, api);
+    if (target) {
+      protectLinkedGitDir(target, fs, add, api);
+      protectReferences(target, workTree, where);
+      const commondir = fs.readFile(api.join(target, 'commondir'))?.trim();
+      if (commondir) protectReferences(api.resolve(target, commondir), workTree, where);
+    }
   } else if (gitKind === 'symlink') {
     add(gitPath, 'git directory link');
   } else if (guardMissing) {
     add(gitPath, 'a new git directory brings its own config and hooks, which git on the host would run');
+  }
+}
+
+/** Hook frameworks whose installed hook reads instructions from a file of the work tree. */
+const HOOK_FRAMEWORKS: readonly { marker: RegExp; files: readonly string[]; why: string }[] = [
+  {
+    marker: /pre-commit/,
+    files: ['.pre-commit-config.yaml'],
+    why: "pre-commit's configuration: the programs the installed git hook runs",
+  },
+  {
+    marker: /lefthook/,
+    files: [
+      'lefthook.yml',
+      '.lefthook.yml',
+      'lefthook.yaml',
+      '.lefthook.yaml',
+      'lefthook-local.yml',
+      '.lefthook-local.yml',
+    ],
+    why: "lefthook's configuration: the programs the installed git hook runs",
+  },
+];
+
+/**
+ * What a git directory's configuration points at inside the root (`gitConfigReferences`), and the
+ * configuration file of a hook framework whose hook is installed (a pre-commit hook runs what
+ * `.pre-commit-config.yaml` says).
+ */
+function protectReferences(gitDir: string, workTree: string, where: WorkTreeContext): void {
+  const { fs, inRoot, api, homeDir } = where;
+  if (api !== posix) return;
+  let hooks = api.join(gitDir, 'hooks');
+  for (const name of ['config', 'config.worktree']) {
+    const text = fs.readFile(api.join(gitDir, name));
+    if (text === undefined) continue;
+    for (const ref of gitConfigReferences(text, { gitDir, workTree, ...(homeDir ? { homeDir } : {}) })) {
+      inRoot(ref.path, ref.why, true);
+      if (ref.why.startsWith('the hooks directory')) hooks = ref.path;
+    }
+  }
+  if (fs.kind(hooks) !== 'dir') return;
+  const installed = fs
+    .readdir(hooks)
+    .filter((name) => !name.endsWith('.sample'))
+    .map((name) => fs.readFile(api.join(hooks, name)) ?? '')
+    .join('\n');
+  for (const framework of HOOK_FRAMEWORKS) {
+    if (!framework.marker.test(installed)) continue;
+    for (const file of framework.files) inRoot(api.join(workTree, file), framework.why, false);
   }
 }
 
