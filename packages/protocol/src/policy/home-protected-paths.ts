@@ -98,6 +98,12 @@ export const HOME_PROTECTED_NAMES: readonly HomeProtectedName[] = [
   { name: '.Rprofile', why: "R's start-up code", guard: true },
   { name: '.ghci', why: "ghci's start-up commands", guard: true },
   { name: '.config/direnv', why: "direnv's direnvrc, sourced in every directory", guard: true },
+  {
+    name: '.local/share/direnv',
+    why: "direnv's record of which .envrc files the user allowed to run",
+    guard: true,
+  },
+  { name: '.cache/ux', why: "ux's own build of the zsh fork, run at the next session", guard: false },
   { name: '.direnvrc', why: "direnv's direnvrc, sourced in every directory", guard: true },
   { name: '.config/starship.toml', why: "the prompt's custom commands, run at every prompt", guard: true },
   // Editors.
