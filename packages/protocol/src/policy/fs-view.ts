@@ -1,4 +1,13 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
 
 /** What a planner may ask of the file system. Injected, so planners for other platforms run anywhere. */
 export interface FsView {
@@ -27,11 +36,7 @@ export function nodeFsView(): FsView {
       }
     },
     readFile(path) {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch {
-        return undefined;
-      }
+      return readSmallRegularFile(path);
     },
     readdir(path) {
       try {
@@ -48,6 +53,41 @@ export function nodeFsView(): FsView {
       }
     },
   };
+}
+
+/** Largest file `nodeFsView().readFile` returns (git pointers, `commondir`, configuration files). */
+export const FS_VIEW_MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A regular file's text, opened without blocking and checked on the opened descriptor: planners read
+ * files a sandboxed command may have made (a new repository's `config`), and a FIFO there would block
+ * the host forever, a link to `/dev/zero` fill its memory. Anything else, or anything larger than
+ * `FS_VIEW_MAX_READ_BYTES`, reads as undefined.
+ */
+function readSmallRegularFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > FS_VIEW_MAX_READ_BYTES) return undefined;
+    const buffer = Buffer.allocUnsafe(FS_VIEW_MAX_READ_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > FS_VIEW_MAX_READ_BYTES) return undefined;
+    }
+    return buffer.toString('utf8', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** An in-memory file system for planner tests: paths ending in `/` are directories, `->` marks symlinks. */
