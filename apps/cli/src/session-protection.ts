@@ -36,10 +36,24 @@ export function protectSession(
   const paths = configPaths(place.env);
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const { shell } = session.toolPlan;
+  // Everything configuration makes ux trust outside the sandbox: its own programs, the rule files it
+  // loads, and the programs it runs on the host (review hooks, the automatic reviewer, a remote
+  // environment's command).
+  const { review, settings } = session;
+  const hostCommands = [
+    ...review.hooks.map((hook) => hook.command),
+    ...(review.autoReview ? [review.autoReview.command] : []),
+    ...settings.environments.flatMap((environment) =>
+      environment.kind === 'command' ? [environment.command] : [],
+    ),
+  ];
   const programs = [
     cliProgramDirectory(),
     ...(shell.kind === 'zsh-fork' ? [shell.zshPath, shell.execveWrapperPath] : []),
     ...(session.backendOptions.bwrapPath ? [session.backendOptions.bwrapPath] : []),
+    ...settings.rules,
+    // The program and any script it is given by absolute path.
+    ...hostCommands.flat(),
   ].filter((path): path is string => typeof path === 'string' && path.startsWith('/'));
   const protectedPolicy: EffectivePolicy = {
     ...policy,
