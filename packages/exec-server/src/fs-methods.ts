@@ -86,25 +86,7 @@ export const fsMethods: Record<string, (params: unknown) => Promise<unknown>> = 
   'fs/readDirectory': async (raw) => {
     const params = parseParams(fsReadDirectoryParamsSchema, raw);
     const path = target(params.path, params.sandbox);
-    return guard('fs/readDirectory', async () => {
-      // opendir opens with O_DIRECTORY: anything but a directory fails at once (ENOTDIR), never waits.
-      const dir = await opendir(path, { bufferSize: 256 });
-      const entries: { fileName: string; isDirectory: boolean; isFile: boolean }[] = [];
-      try {
-        for await (const entry of dir) {
-          if (entries.length === MAX_DIRECTORY_ENTRIES) {
-            throw internalError(
-              `fs/readDirectory: ${path} holds more than ${MAX_DIRECTORY_ENTRIES} entries; fs/readDirectory returns at most ${MAX_DIRECTORY_ENTRIES}`,
-            );
-          }
-          entries.push({ fileName: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() });
-        }
-      } finally {
-        // Iterating to the end closes it; an early exit leaves it open.
-        await dir.close().catch(() => {});
-      }
-      return { entries };
-    });
+    return guard('fs/readDirectory', async () => ({ entries: await readDirectoryEntries(path) }));
   },
   'fs/canonicalize': async (raw) => {
     const params = parseParams(fsCanonicalizeParamsSchema, raw);
@@ -131,6 +113,32 @@ export const fsMethods: Record<string, (params: unknown) => Promise<unknown>> = 
     });
   },
 };
+
+/**
+ * The entries of a directory, at most `max` (more is an error naming the path, not a truncated list).
+ * `opendir` opens with `O_DIRECTORY`: anything but a directory fails at once (`ENOTDIR`), never waits.
+ */
+export async function readDirectoryEntries(
+  path: string,
+  max = MAX_DIRECTORY_ENTRIES,
+): Promise<{ fileName: string; isDirectory: boolean; isFile: boolean }[]> {
+  const dir = await opendir(path, { bufferSize: 256 });
+  const entries: { fileName: string; isDirectory: boolean; isFile: boolean }[] = [];
+  try {
+    for await (const entry of dir) {
+      if (entries.length === max) {
+        throw internalError(
+          `fs/readDirectory: ${path} holds more than ${max} entries; fs/readDirectory returns at most ${max}`,
+        );
+      }
+      entries.push({ fileName: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() });
+    }
+  } finally {
+    // Iterating to the end closes it; an early exit leaves it open.
+    await dir.close().catch(() => {});
+  }
+  return entries;
+}
 
 function target(uri: string, sandbox: SandboxContext | null | undefined): string {
   if (sandbox && sandbox.permissions.type !== 'disabled') {
