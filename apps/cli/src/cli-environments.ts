@@ -9,6 +9,7 @@ import {
 import type { EnvironmentConfig, RemoteEnvironmentConfig } from '@ux/features';
 import type { SandboxBackend } from '@ux/protocol/core';
 import type { DoorEnvironment } from '@ux/unified-exec';
+import { credentialVariables, withoutCredentials } from './credential-variables.js';
 
 /**
  * How long a dropped WebSocket is retried, resuming its session, before the environment's live
@@ -45,7 +46,7 @@ export function createCliEnvironments(
     if (config.kind === 'local') continue;
     const spawner = createExecServerSpawner({
       name: `environment "${config.id}"`,
-      connect: () => connectEnvironment(config, options),
+      connect: () => connectEnvironment(config, { ...options, configs }),
       // A WebSocket can be reopened and its session resumed; a stdio server ends with its pipe.
       ...(config.kind === 'websocket' ? { resumeWindowMs: WEBSOCKET_RESUME_WINDOW_MS } : {}),
     });
@@ -59,14 +60,20 @@ export function createCliEnvironments(
 /** Opens the transport of one environment: its WebSocket (with the token) or its stdio command. */
 export function connectEnvironment(
   config: RemoteEnvironmentConfig,
-  options: { env: NodeJS.ProcessEnv; onServerLog?: (id: string, text: string) => void },
+  options: {
+    env: NodeJS.ProcessEnv;
+    onServerLog?: (id: string, text: string) => void;
+    /** Every configured environment: their tokens' variables are kept from a stdio server. */
+    configs?: readonly EnvironmentConfig[];
+  },
 ): Promise<ExecServerTransport> {
   if (config.kind === 'command') {
     const [command, ...args] = config.command;
     return spawnStdioExecServer({
       command: command!,
       args,
-      env: options.env,
+      // The server's commands start from its variables: never ux's tokens (`credentialVariables`).
+      env: withoutCredentials(options.env, credentialVariables(options.configs ?? [])),
       ...(options.onServerLog ? { onStderr: (text) => options.onServerLog!(config.id, text) } : {}),
     });
   }

@@ -25,6 +25,7 @@ import { applyPatchBin } from './apply-patch-bin.js';
 import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
+import { credentialVariables, withCredentialsWithheld, withoutCredentials } from './credential-variables.js';
 import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 import { withoutTestSwitches } from './without-test-switches.js';
@@ -99,6 +100,7 @@ async function composeDoor(
   proxy: CliNetworkProxy | undefined,
 ): Promise<UnifiedExec> {
   const { settings } = session;
+  const credentials = credentialVariables(settings.environments);
   // First: on Windows it rejects when job objects cannot be loaded (the caller then closes the proxy).
   const spawner = await localSpawnerForPlatform({ platform: options.platform ?? process.platform });
   // Remote environments connect on their first command; their sandboxes are applied by their servers.
@@ -157,8 +159,10 @@ async function composeDoor(
     userShell: session.userShell,
     allowLoginShell: session.configuration.user?.allowLoginShell,
     earlyExitWindowMs: session.configuration.user?.earlyExitWindowMs,
-    environment: settings.environment,
-    baseEnvironment: withoutTestSwitches(options.env),
+    // ux's credentials (every `token_env`) reach no command, snapshot, remote server or escalated
+    // program, whatever the policy says.
+    environment: withCredentialsWithheld(settings.environment, credentials),
+    baseEnvironment: withoutCredentials(withoutTestSwitches(options.env), credentials),
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
     onWarning: options.onWarning,
     ...(broker ? { escalationBroker: broker } : {}),

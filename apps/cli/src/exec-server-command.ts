@@ -1,10 +1,11 @@
 import { dirname, join } from 'node:path';
 import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import type { Requirements } from '@ux/features';
-import { ConfigError } from '@ux/protocol/core';
+import { ConfigError, uxRuntimeRoots } from '@ux/protocol/core';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
-import { loadConfiguration } from './config-files.js';
+import { configPaths, loadConfiguration } from './config-files.js';
+import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
@@ -60,7 +61,20 @@ export async function execServerCommand(
   // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
   const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
   const { help: _help, ...serverSettings } = parsed;
-  return await runExecServer(serverSettings, io, { sandboxRegistry, prependPathDirs: helpers, ...deps });
+  const paths = configPaths(io.env);
+  return await runExecServer(
+    serverSettings,
+    // Its commands start from its variables: never the tokens this host's ux reads (`token_env`).
+    { ...io, env: withoutCredentials(io.env, credentialVariables(settings.environments)) },
+    {
+      sandboxRegistry,
+      prependPathDirs: helpers,
+      // Every sandbox it applies keeps this host's ux state out of reach: the runtime roots (its
+      // snapshots, other ux processes' files) hidden, UX_HOME and the requirements read-only.
+      hostState: { readOnly: [paths.home, paths.requirements], hidden: uxRuntimeRoots() },
+      ...deps,
+    },
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
 import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS, UxError } from '@ux/protocol/core';
 import { withNetworkProxy } from './cli-session.js';
+import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
 import {
@@ -23,8 +24,8 @@ const SANDBOX_MODES = ['read-only', 'workspace-write'] as const;
 
 export const SANDBOX_HELP = `Usage: ux sandbox [options] -- CMD…
 
-Runs CMD directly under this platform's sandbox, with the terminal and environment as they are, and
-exits with its exit code (128 + N when signal N ended it). Use it to try a policy: the same one
+Runs CMD directly under this platform's sandbox, with the terminal and environment as they are (less
+the variables ux reads tokens from: every token_env), and exits with its exit code (128 + N when signal N ended it). Use it to try a policy: the same one
 ux exec and ux mcp give commands, from the config (sandbox_mode, [sandbox_workspace_write],
 deny_read, sandbox_backends, bwrap_path) and these options.
 
@@ -130,9 +131,9 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       argv: positionals,
       cwd,
       env: Object.fromEntries(
-        Object.entries(withoutTestSwitches(io.env)).filter(
-          (entry): entry is [string, string] => entry[1] !== undefined,
-        ),
+        Object.entries(
+          withoutCredentials(withoutTestSwitches(io.env), credentialVariables(session.settings.environments)),
+        ).filter((entry): entry is [string, string] => entry[1] !== undefined),
       ),
       policy: effective,
       tty,

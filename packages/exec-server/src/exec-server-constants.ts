@@ -36,3 +36,7 @@ export const SANDBOX_CLEANUP_MAX_MS = 2_000;
 export const SHELL_SNAPSHOT_TIMEOUT_MS = 5_000;
 /** Shell snapshots kept (one per scope and shell); beyond this the least recently used one goes. */
 export const MAX_SHELL_SNAPSHOTS = 256;
+/** Largest file `fs/readFile` returns in one response (the wire carries base64 in one message). */
+export const MAX_READ_FILE_BYTES = 32 * 1024 * 1024;
+/** Most entries `fs/readDirectory` returns (the answer is one message; 64 MiB holds this many long names). */
+export const MAX_DIRECTORY_ENTRIES = 100_000;

@@ -1,4 +1,11 @@
-import { createSandboxRegistry, type SandboxRegistry, type Spawner, WireErrorCode } from '@ux/protocol';
+import {
+  createSandboxRegistry,
+  type HostState,
+  type SandboxRegistry,
+  type Spawner,
+  uxRuntimeRoots,
+  WireErrorCode,
+} from '@ux/protocol';
 import { createLocalSpawner } from '@ux/spawn';
 import { ConnectionHandler, type ServerConnection } from './connection-handler.js';
 import { environmentInfo } from './environment-info.js';
@@ -36,10 +43,17 @@ export interface ExecServerOptions {
   log?: (line: string) => void;
   /**
    * A directory this server may keep private files in (shell snapshots go to `shell-snapshots/` inside,
-   * created 0700 and removed at shutdown). Default: a new directory under the system's temporary
-   * directory, removed at shutdown.
+   * created 0700 and removed at shutdown). Default: a new runtime directory of this server,
+   * `exec-server-PID-RANDOM` in the user's runtime root (`uxRuntimeRoot()` of `@ux/protocol`), which
+   * every sandbox hides; removed at shutdown.
    */
   stateDir?: string;
+  /**
+   * This host's ux files that every sandbox the server applies keeps out of reach, added to each
+   * request's policy (a client's policy knows nothing of this host). Default: the runtime roots hidden
+   * (`{ hidden: uxRuntimeRoots() }`); the CLI adds its `UX_HOME` and requirements file read-only.
+   */
+  hostState?: HostState;
   /** How long a shell snapshot's capture may take; default 5000 ms. */
   shellSnapshotTimeoutMs?: number;
   /**
@@ -73,6 +87,7 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
   if (registry.forPlatform(platform).length > 0) void selectSandbox();
   const log = options.log ?? (() => {});
   const sessions = new Set<ExecServerSession>();
+  const hostState = options.hostState ?? { hidden: uxRuntimeRoots() };
   // Snapshots are for POSIX shells (bash, zsh, sh); a Windows host offers none.
   const snapshots =
     platform === 'win32'
@@ -81,10 +96,11 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
           spawner,
           selectSandbox,
           log,
+          hostState,
           ...(options.stateDir ? { stateDir: options.stateDir } : {}),
           ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
         });
-  const deps = { spawner, selectSandbox, serverEnv, ...(snapshots ? { snapshots } : {}) };
+  const deps = { spawner, selectSandbox, serverEnv, hostState, ...(snapshots ? { snapshots } : {}) };
   let shuttingDown: Promise<void> | undefined;
 
   const host = {

@@ -1,5 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
-import { type SandboxRegistry, type Spawner, UnknownPluginError, UxError } from '@ux/protocol';
+import {
+  type HostState,
+  type SandboxRegistry,
+  type Spawner,
+  UnknownPluginError,
+  UxError,
+} from '@ux/protocol';
 import { checkedDigest, tokenDigestFromFile } from './capability-token.js';
 import { createExecServer } from './exec-server.js';
 import { listenWebSocket, type WebSocketListener } from './listen-websocket.js';
@@ -47,6 +53,8 @@ export interface RunExecServerDependencies {
   spawner?: Spawner;
   /** Helper directories advertised as `prependPathDirs` (the CLI's `apply_patch`); default none. */
   prependPathDirs?: readonly string[];
+  /** This host's ux files every sandbox keeps out of reach; default the runtime roots hidden. */
+  hostState?: HostState;
 }
 
 /**
@@ -86,6 +94,7 @@ export async function runExecServer(
   const server = createExecServer({
     ...(deps.spawner ? { spawner: deps.spawner } : {}),
     ...(deps.prependPathDirs ? { prependPathDirs: deps.prependPathDirs } : {}),
+    ...(deps.hostState ? { hostState: deps.hostState } : {}),
     sandboxRegistry: registry,
     platform: io.platform,
     environment: io.env,

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DecodedSandboxContext, EffectivePolicy, Spawner } from '@ux/protocol';
+import {
+  type DecodedSandboxContext,
+  type EffectivePolicy,
+  excludedByShellEnvironmentPolicy,
+  type HostState,
+  type ShellEnvironmentPolicy,
+  type Spawner,
+} from '@ux/protocol';
 import {
   captureShellSnapshot,
   isShellSnapshotFresh,
@@ -12,9 +19,11 @@ import {
   snapshotShellKind,
 } from '@ux/spawn';
 import { MAX_SHELL_SNAPSHOTS, SHELL_SNAPSHOT_TIMEOUT_MS } from './exec-server-constants.js';
+import { execServerRuntimeDir } from './exec-server-runtime-dir.js';
+import { removePath } from './remove-path.js';
 import { internalError } from './rpc-error.js';
 import type { SandboxChoice } from './sandbox-selection.js';
-import { snapshotTempDir } from './snapshot-temp-dir.js';
+import { withHostState } from './with-host-state.js';
 
 /** The `shellSnapshot` of a `process/start`, validated. */
 export interface ShellSnapshotRequest {
@@ -25,10 +34,28 @@ export interface ShellSnapshotRequest {
 export interface ShellSnapshotStoreOptions {
   spawner: Spawner;
   selectSandbox: () => Promise<SandboxChoice>;
-  /** A directory the server owns; snapshots go in a `shell-snapshots` directory inside. Default: a new temporary one. */
+  /**
+   * A directory the server owns; snapshots go in a `shell-snapshots` directory inside. Default: a new
+   * runtime directory of this server (`execServerRuntimeDir`), removed at `close()`.
+   */
   stateDir?: string;
+  /** ux's own files the capture's sandbox keeps out of reach (hidden: the runtime roots). */
+  hostState?: HostState;
   log: (line: string) => void;
   timeoutMs?: number;
+}
+
+/** Where a start runs, as a capture needs it. */
+export interface SnapshotContext {
+  cwd: string;
+  env: Record<string, string>;
+  sandbox: DecodedSandboxContext | undefined;
+  /**
+   * The start's `envPolicy`, when it had one: a name it keeps out of commands (the default `*TOKEN*`
+   * excludes, `exclude`, names outside `includeOnly`) is kept out of the snapshot too, even when a
+   * login file exports it.
+   */
+  envPolicy?: ShellEnvironmentPolicy;
 }
 
 export interface SnapshotLaunch {
@@ -39,6 +66,8 @@ export interface SnapshotLaunch {
 
 interface Entry {
   kind: SnapshotShellKind;
+  /** Names the start's `envPolicy` keeps out of commands: never exported by the snapshot. */
+  excluded?: (name: string) => boolean;
   file: string;
   /** The capture in flight, or the last one's outcome. */
   current: Promise<Outcome>;
@@ -67,6 +96,7 @@ export class ShellSnapshotStore {
   private readonly aborts = new AbortController();
   private dir: string | undefined;
   private ownsDir = false;
+  private dirFailure = false;
   private closed = false;
 
   constructor(private readonly options: ShellSnapshotStoreOptions) {}
@@ -75,14 +105,26 @@ export class ShellSnapshotStore {
   async launch(
     request: ShellSnapshotRequest,
     argv: readonly string[],
-    context: { cwd: string; env: Record<string, string>; sandbox: DecodedSandboxContext | undefined },
+    context: SnapshotContext,
   ): Promise<SnapshotLaunch> {
     const given = { argv: [...argv] };
     const { shell } = request;
     if (this.closed || argv.length !== 3 || argv[0] !== shell.path || argv[1] !== '-lc') return given;
     const kind = snapshotShellKind(shell.path);
     if (!kind) return given;
-    const entry = this.entryFor(request, kind);
+    let entry: Entry;
+    try {
+      entry = this.entryFor(request, kind, context.envPolicy);
+    } catch (error) {
+      // No private directory for snapshots (an unsafe runtime root): run the argv as given.
+      if (!this.dirFailure) {
+        this.dirFailure = true;
+        this.options.log(
+          `exec-server: warning: no shell snapshots: ${(error as Error).message}; -lc commands run the login files each time`,
+        );
+      }
+      return given;
+    }
     entry.lastUsed = Date.now();
     let outcome = await entry.current;
     if (this.needsCapture(outcome, context.env)) {
@@ -112,11 +154,19 @@ export class ShellSnapshotStore {
     this.aborts.abort();
     await Promise.allSettled([...this.entries.values()].map((entry) => entry.current));
     this.entries.clear();
-    if (this.dir) rmSync(this.ownsDir ? join(this.dir, '..') : this.dir, { recursive: true, force: true });
+    // Through descriptors, never following a link (the directory is private, but a caller's
+    // `stateDir` may lie anywhere).
+    if (this.dir) await removePath(this.ownsDir ? join(this.dir, '..') : this.dir, { recursive: true });
   }
 
-  private entryFor(request: ShellSnapshotRequest, kind: SnapshotShellKind): Entry {
-    const key = `${request.scopeId}\0${request.shell.path}`;
+  private entryFor(
+    request: ShellSnapshotRequest,
+    kind: SnapshotShellKind,
+    envPolicy: ShellEnvironmentPolicy | undefined,
+  ): Entry {
+    // One snapshot per scope, shell and set of names kept out (a start under another policy must not
+    // source a snapshot that exports what its policy drops).
+    const key = `${request.scopeId}\0${request.shell.path}\0${policyKey(envPolicy)}`;
     let entry = this.entries.get(key);
     if (!entry) {
       this.evict();
@@ -124,6 +174,7 @@ export class ShellSnapshotStore {
       const untried: Outcome = { state: 'untried' };
       entry = {
         kind,
+        ...(envPolicy ? { excluded: excludedByShellEnvironmentPolicy(envPolicy) } : {}),
         file: join(this.directory(), `${name}.${kind}.sh`),
         current: Promise.resolve(untried),
         settled: untried,
@@ -154,7 +205,7 @@ export class ShellSnapshotStore {
   private async capture(
     request: ShellSnapshotRequest,
     entry: Entry,
-    context: { cwd: string; env: Record<string, string>; sandbox: DecodedSandboxContext | undefined },
+    context: SnapshotContext,
   ): Promise<Outcome> {
     const { shell } = request;
     const env = { ...context.env };
@@ -167,6 +218,7 @@ export class ShellSnapshotStore {
       cwd: context.cwd,
       file: entry.file,
       spawner: this.options.spawner,
+      ...(entry.excluded ? { exclude: entry.excluded } : {}),
       ...(wrap ? { wrap } : {}),
       timeoutMs: this.options.timeoutMs ?? SHELL_SNAPSHOT_TIMEOUT_MS,
       signal: this.aborts.signal,
@@ -196,7 +248,7 @@ export class ShellSnapshotStore {
     if (sandbox?.policy.fileSystem.kind === 'external-sandbox') return undefined;
     const choice = await this.options.selectSandbox();
     if (!choice.available) return undefined;
-    const policy = readOnlyPolicy(sandbox?.policy, this.directory());
+    const policy = withHostState(readOnlyPolicy(sandbox?.policy, this.directory()), this.options.hostState);
     return async (launch: { argv: string[]; cwd: string; env: Record<string, string> }) => {
       const plan = await choice.backend.plan({
         ...launch,
@@ -219,7 +271,13 @@ export class ShellSnapshotStore {
         this.dir = join(this.options.stateDir, 'shell-snapshots');
         mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       } else {
-        this.dir = join(snapshotTempDir(), 'shell-snapshots');
+        this.dir = join(
+          execServerRuntimeDir({
+            onSwept: (path) =>
+              this.options.log(`exec-server: removed ${path}, left by a server that is gone`),
+          }),
+          'shell-snapshots',
+        );
         mkdirSync(this.dir, { mode: 0o700 });
         this.ownsDir = true;
       }
@@ -263,6 +321,16 @@ export function readOnlyPolicy(policy: EffectivePolicy | undefined, snapshotDir:
     },
     network: 'restricted',
   };
+}
+
+/** The part of an `envPolicy` that decides which names a snapshot may export. */
+function policyKey(policy: ShellEnvironmentPolicy | undefined): string {
+  if (!policy) return '';
+  return JSON.stringify([
+    policy.ignoreDefaultExcludes ?? false,
+    policy.exclude ?? [],
+    policy.includeOnly ?? [],
+  ]);
 }
 
 function mtimeOf(path: string): number | null {

@@ -3,6 +3,7 @@
 // as `[shell, -c, '. SNAPSHOT; SCRIPT']`, and the snapshots are gone when the server stops.
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { uxRuntimeRoot } from '@ux/protocol';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PATH, uri, WireSession, workspaceWriteContext } from './test-support.js';
@@ -18,7 +19,7 @@ myfunc() { echo "from-func $1"; }
 echo "${NOISE}"
 `;
 
-/** A server whose temporary directory (where it keeps its state) is `tmp`. */
+/** A server whose temporary directory is `tmp` (its state goes to the user's runtime root instead). */
 async function server(tmp: string) {
   const session = WireSession.start(['--listen', 'stdio'], { ...process.env, TMPDIR: tmp });
   onTestFinished(async () => {
@@ -83,9 +84,14 @@ describe('shellSnapshot', () => {
     const argv = first.output.slice(first.output.indexOf('/bin/bash\n')).split('\n');
     expect(argv.slice(0, 2)).toEqual(['/bin/bash', '-c']);
     const sourced = /^\. '([^']+)'$/.exec(argv[2]!)?.[1];
+    // In this server's own directory of the user's runtime root (hidden from every sandbox), not in
+    // the temporary directory.
     expect(sourced).toMatch(
-      new RegExp(`^${tmp}/ux-exec-server-[^/]+/shell-snapshots/[0-9a-f]+\\.bash\\.sh$`),
+      new RegExp(
+        `^${uxRuntimeRoot()}/exec-server-${session.child.pid}-[0-9a-f]{8}/shell-snapshots/[0-9a-f]+\\.bash\\.sh$`,
+      ),
     );
+    expect(readdirSync(tmp).filter((name) => name.includes('exec-server'))).toEqual([]);
     expect(statSync(sourced!).mode & 0o777).toBe(0o600);
     expect(statSync(join(sourced!, '..')).mode & 0o777).toBe(0o700);
     expect(statSync(join(sourced!, '../..')).mode & 0o777).toBe(0o700);
@@ -99,7 +105,7 @@ describe('shellSnapshot', () => {
 
     await session.close();
     expect(existsSync(sourced!)).toBe(false);
-    expect(readdirSync(tmp)).toEqual([]);
+    expect(existsSync(join(sourced!, '../..'))).toBe(false);
   });
 
   it('captures again when a login file changes, or when a variable the login files change starts differently', async () => {
@@ -212,6 +218,21 @@ describe('shellSnapshot', () => {
     });
     expect(open.output).toBe('v=boxed\n');
     expect(existsSync(join(dir, 'written-by-profile'))).toBe(false);
+  });
+
+  it("keeps what the start's envPolicy drops out of the snapshot, even when a login file exports it", async () => {
+    const { session } = await server(tempDir('ux-es-snap-tmp-'));
+    const dir = home({ '.bash_profile': 'export BOX_CRED=secret-from-profile OTHER_VAR=kept\n' });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+    const script = 'echo "cred=${BOX_CRED-unset} other=${OTHER_VAR-unset}"';
+    const policy = (exclude: string[]) => ({
+      envPolicy: { inherit: 'all', ignoreDefaultExcludes: true, exclude, set: {}, includeOnly: [] },
+    });
+    // Control: a policy that drops nothing, so the profile's export reaches the command.
+    const open = await run(session, 'e1', ['/bin/bash', '-lc', script], dir, policy([]));
+    expect(open.output).toBe('cred=secret-from-profile other=kept\n');
+    const kept = await run(session, 'e2', ['/bin/bash', '-lc', script], dir, policy(['BOX_CRED']));
+    expect(kept.output).toBe('cred=unset other=kept\n');
   });
 
   it('refuses a malformed shellSnapshot with -32602, running nothing', async () => {

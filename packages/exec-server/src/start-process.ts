@@ -5,6 +5,7 @@ import {
   decodeSandboxContext,
   type ExecParams,
   type ExecProcess,
+  type HostState,
   InvalidArgumentsError,
   type LaunchPlan,
   MissingCommandLineError,
@@ -19,6 +20,7 @@ import { launchPlanned } from '@ux/spawn';
 import { decodeParams, internalError, invalidParams } from './rpc-error.js';
 import { type SandboxChoice, wireSandboxType } from './sandbox-selection.js';
 import type { ShellSnapshotRequest, ShellSnapshotStore } from './shell-snapshot-store.js';
+import { withHostState } from './with-host-state.js';
 
 export interface StartDependencies {
   spawner: Spawner;
@@ -27,6 +29,8 @@ export interface StartDependencies {
   serverEnv: Readonly<Record<string, string | undefined>>;
   /** Shell snapshots (`shellSnapshot`); absent where the server offers none (Windows). */
   snapshots?: ShellSnapshotStore;
+  /** This host's ux files every sandboxed start keeps out of reach (`withHostState`). */
+  hostState?: HostState;
 }
 
 export interface StartedProcess {
@@ -48,7 +52,10 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   refuseUnsupported(params);
   const snapshotRequest = shellSnapshotRequest(params.shellSnapshot, deps.snapshots !== undefined);
   const env = childEnvironment(deps.serverEnv, params);
-  let wanted = decodeParams(() => decodeSandboxContext(params.sandbox));
+  let wanted = hostStateAdded(
+    decodeParams(() => decodeSandboxContext(params.sandbox)),
+    deps.hostState,
+  );
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
   if (arg0 !== undefined && wanted) {
@@ -58,7 +65,12 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   }
   let argv = params.argv;
   if (snapshotRequest && deps.snapshots) {
-    const launch = await deps.snapshots.launch(snapshotRequest, params.argv, { cwd, env, sandbox: wanted });
+    const launch = await deps.snapshots.launch(snapshotRequest, params.argv, {
+      cwd,
+      env,
+      sandbox: wanted,
+      ...(params.envPolicy ? { envPolicy: decodeEnvPolicy(params.envPolicy) } : {}),
+    });
     argv = launch.argv;
     if (launch.file && wanted) wanted = readableSnapshot(wanted, launch.file);
   }
@@ -141,6 +153,15 @@ function shellSnapshotRequest(
       `shellSnapshot.shell.path must be an absolute path (the shell the argv starts), got ${JSON.stringify(shell.path)}`,
     );
   return { scopeId, shell: { name: shell.name, path: shell.path } };
+}
+
+/** The decoded sandbox with this host's ux files kept out of reach. */
+function hostStateAdded(
+  wanted: DecodedSandboxContext | undefined,
+  hostState: HostState | undefined,
+): DecodedSandboxContext | undefined {
+  if (!wanted || !hostState) return wanted;
+  return { ...wanted, policy: withHostState(wanted.policy, hostState) };
 }
 
 /** The command's sandbox, letting it read the snapshot it sources (however the policy limits reads). */
