@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   type EffectivePolicy,
   type FileSystemEntry,
   InvalidArgumentsError,
   type SandboxPlanRequest,
   SandboxUnavailableError,
+  uxRuntimeRoot,
 } from '@ux/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
@@ -290,5 +291,27 @@ describe('createSeatbeltSandbox: its private /tmp', () => {
     expect(existsSync(dir)).toBe(true);
     await backend.close?.();
     expect(existsSync(dir)).toBe(true);
+  });
+
+  it("defaults to a new directory of its own in ux's per-user runtime directory", async () => {
+    const backend = createSeatbeltSandbox({ hostEnv: {} });
+    const planned = await backend.plan({
+      argv: ['/bin/sh'],
+      cwd: '/',
+      env: {},
+      tty: false,
+      policy: {
+        fileSystem: { kind: 'restricted', entries: [entry('root', 'read'), entry('slash_tmp', 'write')] },
+        network: 'restricted',
+        privateTmp: true,
+      },
+    });
+    const made = realpathSync(planned.env.TMPDIR!.replace(/^\/private\/tmp\//, '/tmp/'));
+    onTestFinished(() => rmSync(made, { recursive: true, force: true }));
+    expect(dirname(made)).toBe(realpathSync(uxRuntimeRoot()));
+    expect(basename(made)).toMatch(new RegExp(`^seatbelt-tmp-${process.pid}-[0-9a-f]{8}$`));
+    expect(statSync(made).mode & 0o777).toBe(0o700);
+    await backend.close?.();
+    expect(existsSync(made)).toBe(false);
   });
 });

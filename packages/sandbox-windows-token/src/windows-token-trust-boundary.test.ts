@@ -1,12 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   type EffectivePolicy,
   type FileSystemEntry,
   InvalidArgumentsError,
   type SandboxPlanRequest,
   SandboxUnavailableError,
+  uxRuntimeRoot,
 } from '@ux/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SANDBOX_ALLOW_MASK, SANDBOX_DENY_WRITE_MASK } from './win32-access.js';
@@ -202,5 +203,27 @@ describe('createWindowsTokenSandbox: its private temporary directory', () => {
 
     await backend.close?.();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("defaults to a new directory of its own in ux's per-user runtime directory", async () => {
+    const backend = createWindowsTokenSandbox({
+      fs: win32MemoryFsView({ 'C:\\w\\': '' }),
+      nodePath: 'C:\\node.exe',
+      launcherPath: 'C:\\ux\\launcher.js',
+    });
+    const planned = await backend.plan({
+      argv: ['cmd.exe'],
+      cwd: 'C:\\w',
+      env: { TEMP },
+      tty: false,
+      policy: { ...policy(), network: 'enabled', privateTmp: true },
+    });
+    const made = planned.env.TEMP!.replaceAll('\\', '/');
+    onTestFinished(() => rmSync(made, { recursive: true, force: true }));
+    expect(dirname(made)).toBe(realpathSync(uxRuntimeRoot()));
+    expect(basename(made)).toMatch(new RegExp(`^windows-tmp-${process.pid}-[0-9a-f]{8}$`));
+    expect(statSync(made).mode & 0o777).toBe(0o700);
+    await backend.close?.();
+    expect(existsSync(made)).toBe(false);
   });
 });
