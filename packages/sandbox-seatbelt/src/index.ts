@@ -27,9 +27,12 @@ export {
 export {
   type SeatbeltDeniedGlob,
   type SeatbeltExcludedPath,
+  type SeatbeltHostPath,
   type SeatbeltMoveGuard,
   type SeatbeltReadRule,
   type SeatbeltRules,
+  type SeatbeltRulesOptions,
+  type SeatbeltUngrantedRoot,
   type SeatbeltWritableRoot,
   seatbeltRules,
 } from './seatbelt-rules.js';

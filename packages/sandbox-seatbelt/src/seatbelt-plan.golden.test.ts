@@ -1,18 +1,18 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
   type FileSystemEntry,
   type FsView,
-  memoryFsView,
   type SandboxPlanRequest,
 } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { SEATBELT_BASE_POLICY } from './seatbelt-base-policy.js';
-import { planSeatbelt, type SeatbeltPlan } from './seatbelt-plan.js';
+import { planSeatbelt, type SeatbeltHostFacts, type SeatbeltPlan } from './seatbelt-plan.js';
+import { macFs } from './test-support.js';
 
 // Golden files are rewritten only when asked: UPDATE_GOLDEN=1 pnpm exec vitest run --project sandbox-seatbelt
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'golden');
@@ -48,7 +48,7 @@ const glob = (pattern: string): FileSystemEntry => ({ path: { type: 'glob', patt
 const restricted = (
   entries: FileSystemEntry[],
   network: EffectivePolicy['network'] = 'restricted',
-  more: Pick<EffectivePolicy, 'networkProxy' | 'allowUnixSockets'> = {},
+  more: Omit<EffectivePolicy, 'fileSystem' | 'network'> = {},
 ): EffectivePolicy => ({
   fileSystem: { kind: 'restricted', entries },
   network,
@@ -70,11 +70,27 @@ const workspaceWrite = (network = false) =>
     exclude_slash_tmp: false,
   });
 
+/** ux's per-user runtime directory on a Mac (`/tmp/ux-<uid>`) and this backend's private /tmp in it. */
+const RUNTIME = '/tmp/ux-501';
+const PRIVATE_TMP = `${RUNTIME}/seatbelt-tmp-4242-0a1b2c3d`;
+const RUNTIME_FILES = {
+  '/private/tmp/ux-501/seatbelt-tmp-4242-0a1b2c3d/': '',
+  '/private/tmp/ux-501/snapshots-4242-5e6f7a8b/zsh-1.sh': '',
+  '/private/tmp/ux-501/net-4243-99aabbcc/proxy.sock': '',
+};
+const tmpEntries = (): FileSystemEntry[] => [
+  root,
+  cwd,
+  { path: { type: 'special', value: 'slash_tmp' }, access: 'write' },
+  { path: { type: 'special', value: 'tmpdir' }, access: 'write' },
+];
+
 interface GoldenCase {
   name: string;
   what: string;
   files: Record<string, string>;
   request: Partial<SandboxPlanRequest> & { policy: EffectivePolicy };
+  facts?: Partial<SeatbeltHostFacts>;
 }
 
 const CASES: GoldenCase[] = [
@@ -263,9 +279,106 @@ const CASES: GoldenCase[] = [
   },
   {
     name: 'home-in-root',
-    what: 'the home directory is a writable root: shell start-up files and ~/.ssh stay read-only',
-    files: { ...MAC, '/Users/me/.bash_profile': '', '/Users/me/.gitconfig': '' },
-    request: { cwd: '/Users/me', policy: restricted([root, cwd]) },
+    what: 'the home directory is a writable root: its start-up files, ~/.ssh and the other names that run code stay read-only; missing ones cannot be created where their parent exists (~/.config, ~/.local), and ~/.local/bin on PATH is read-only',
+    files: {
+      ...MAC,
+      '/Users/me/.bash_profile': '',
+      '/Users/me/.gitconfig': '',
+      '/Users/me/.config/': '',
+      '/Users/me/.local/bin/': '',
+    },
+    request: {
+      cwd: '/Users/me',
+      env: { ...HOME_ENV, PATH: '/Users/me/.local/bin:/usr/bin:/bin' },
+      policy: restricted([root, cwd]),
+    },
+  },
+  {
+    name: 'nested-workspace',
+    what: 'a workspace inside a writable /tmp keeps its own protected names (and a vendored repository found at the start its own): the outer root excludes them too, in every letter case',
+    files: {
+      ...MAC,
+      '/private/tmp/ws/.git/config': '',
+      '/private/tmp/ws/.git/hooks/': '',
+      '/private/tmp/ws/vendor/lib/.git/config': '',
+      '/private/tmp/ws/vendor/lib/.git/hooks/': '',
+      '/private/tmp/ws/src/main.ts': '',
+    },
+    request: {
+      cwd: '/tmp/ws',
+      policy: restricted(tmpEntries(), 'restricted', { knownRepositories: ['/tmp/ws/vendor/lib'] }),
+    },
+  },
+  {
+    name: 'writable-root-inside-protected',
+    what: 'the home directory is a writable root and so is ~/.config/nvim, which the home protects: one predicate (protectedEntryFor), so nothing is granted for the deeper root',
+    files: { ...MAC, '/Users/me/.config/nvim/init.lua': '', '/Users/me/dotfiles/': '' },
+    request: {
+      cwd: '/Users/me/dotfiles',
+      policy: restricted([root, cwd, path('/Users/me', 'write'), path('/Users/me/.config/nvim', 'write')]),
+    },
+  },
+  {
+    name: 'hidden',
+    what: "ux's own state under a writable /tmp (UX_HOME there): UX_HOME read-only, its quarantine and the runtime directory neither readable nor writable, in every letter case for writes",
+    files: {
+      ...MAC,
+      ...REPO,
+      ...RUNTIME_FILES,
+      '/private/tmp/uxhome/rules/default.rules': '',
+      '/private/tmp/uxhome/quarantine/1/.codex/x': '',
+    },
+    request: {
+      policy: restricted(tmpEntries(), 'restricted', {
+        hostState: {
+          readOnly: ['/tmp/uxhome', '/tmp/uxhome/requirements.toml'],
+          hidden: ['/tmp/uxhome/quarantine', RUNTIME, '/run/user/501/ux'],
+        },
+      }),
+    },
+  },
+  {
+    name: 'private-tmp',
+    what: "a private /tmp: neither /private/tmp nor $TMPDIR is writable; the backend's own directory is, TMPDIR points at it, and it stays reachable inside the hidden runtime directory",
+    files: { ...MAC, ...REPO, ...RUNTIME_FILES },
+    request: {
+      policy: restricted(tmpEntries(), 'restricted', { privateTmp: true, hostState: { hidden: [RUNTIME] } }),
+    },
+    facts: { privateTmpDir: PRIVATE_TMP },
+  },
+  {
+    name: 'host-paths',
+    what: "restricted reads, a private /tmp and a hidden runtime directory: what the launch reads (the shell through a link, its snapshot in the runtime directory, ux's PATH directory, a helper inside the workspace) stays readable, never writable; a missing one is skipped",
+    files: {
+      ...MAC,
+      ...REPO,
+      ...RUNTIME_FILES,
+      '/bin/zsh': '',
+      '/opt/homebrew/bin/zsh': '-> /opt/homebrew/Cellar/zsh/5.9/bin/zsh',
+      '/opt/homebrew/Cellar/zsh/5.9/bin/zsh': '',
+      '/Users/me/.ux/bin/apply_patch': '',
+      '/Users/me/project/tools/ux-helper': '',
+    },
+    request: {
+      argv: ['/opt/homebrew/bin/zsh', '-c', 'make test'],
+      hostPaths: [
+        '/opt/homebrew/bin/zsh',
+        '/Users/me/.ux/bin',
+        '/tmp/ux-501/snapshots-4242-5e6f7a8b/zsh-1.sh',
+        '/Users/me/project/tools/ux-helper',
+        '/Users/me/.ux/bin/missing',
+      ],
+      policy: restricted(
+        [
+          { path: { type: 'special', value: 'minimal' }, access: 'read' },
+          { path: { type: 'special', value: 'project_roots' }, access: 'write' },
+          { path: { type: 'special', value: 'slash_tmp' }, access: 'write' },
+        ],
+        'restricted',
+        { privateTmp: true, hostState: { hidden: [RUNTIME] } },
+      ),
+    },
+    facts: { privateTmpDir: PRIVATE_TMP },
   },
   {
     name: 'symlinked-root',
@@ -280,24 +393,6 @@ const CASES: GoldenCase[] = [
   },
 ];
 
-/**
- * `memoryFsView` answers `kind` for the literal path only; a real lstat follows links in the parent
- * directories (`/var/folders/…` through `/var`). This view does the same.
- */
-function macFs(entries: Record<string, string>): FsView {
-  const base = memoryFsView(entries);
-  const throughParent = (path: string) => {
-    const parent = path === '/' ? undefined : base.realpath(posix.dirname(path));
-    return parent === undefined ? path : posix.join(parent, posix.basename(path));
-  };
-  return {
-    kind: (p) => base.kind(throughParent(p)),
-    readFile: (p) => base.readFile(p),
-    readdir: (p) => base.readdir(base.realpath(p) ?? p),
-    realpath: (p) => base.realpath(p),
-  };
-}
-
 function planCase(testCase: GoldenCase, fs: FsView): SeatbeltPlan {
   return planSeatbelt(
     {
@@ -307,14 +402,16 @@ function planCase(testCase: GoldenCase, fs: FsView): SeatbeltPlan {
       tty: false,
       ...testCase.request,
     },
-    { fs, hostEnv: {} },
+    { fs, hostEnv: {}, ...testCase.facts },
   );
 }
 
 function render(testCase: GoldenCase, plan: SeatbeltPlan): string {
   const profileIndex = plan.argv.indexOf('-p') + 1;
   const argv = plan.argv.map((arg, i) => (i === profileIndex ? '<profile below>' : arg));
-  const added = Object.entries(plan.env).filter(([name]) => !(name in HOME_ENV));
+  const given: Record<string, string> = { ...HOME_ENV, ...testCase.request.env };
+  const added = Object.entries(plan.env).filter(([name]) => !(name in given));
+  const changed = Object.entries(plan.env).filter(([name, value]) => name in given && given[name] !== value);
   const profile =
     testCase.name === 'read-only'
       ? plan.profile
@@ -328,6 +425,7 @@ function render(testCase: GoldenCase, plan: SeatbeltPlan): string {
     ...argv,
     '## env added',
     ...added.map(([name, value]) => `${name}=${value}`),
+    ...(changed.length > 0 ? ['## env changed', ...changed.map(([name, value]) => `${name}=${value}`)] : []),
     '## enforcement',
     `fileSystem: ${plan.enforcement.fileSystem}`,
     `network: ${plan.enforcement.network}`,
@@ -348,7 +446,8 @@ describe('Seatbelt golden plans', () => {
 
       expect(checkSeatbeltProfile(plan.profile, plan.parameters)).toEqual([]);
       expect(plan.argv.slice(0, 2)).toEqual(['/usr/bin/sandbox-exec', '-p']);
-      expect(plan.argv.slice(-4)).toEqual(['--', '/bin/zsh', '-lc', 'make test']);
+      const argv = testCase.request.argv ?? ['/bin/zsh', '-lc', 'make test'];
+      expect(plan.argv.slice(-argv.length - 1)).toEqual(['--', ...argv]);
       // Whole request paths travel as -D parameters; only the part below a writable root or a glob base
       // enters the profile text, as a regex, so no root or home path does.
       for (const marker of ['/Users/', '/Volumes/Work', '/private/var/folders']) {

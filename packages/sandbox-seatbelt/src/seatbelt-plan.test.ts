@@ -335,14 +335,37 @@ describe('seatbeltRules', () => {
     });
   });
 
-  it('lets a deeper writable entry re-grant what an outer root protects', () => {
-    const rules = seatbeltRules(
-      request({ policy: entries({ path: { type: 'path', path: '/w/.git/hooks' }, access: 'write' }) }),
-      fs,
+  it('does not let a deeper writable entry re-grant what an outer root protects (one predicate)', () => {
+    const effective = entries({ path: { type: 'path', path: '/w/.git/hooks' }, access: 'write' });
+    const rules = seatbeltRules(request({ policy: effective }), fs);
+    // protectedEntryFor: /w protects /w/.git/hooks, so the deeper root /w/.git/hooks gets no grant.
+    expect(rules.writableRoots.map((root) => root.root)).toEqual(['/w']);
+    expect(rules.ungrantedRoots).toEqual([
+      { root: '/w/.git/hooks', within: '/w/.git/hooks', why: expect.stringMatching(/^git hooks/) },
+    ]);
+    expect(excludedPaths(rules.writableRoots[0]!)).toEqual(
+      expect.arrayContaining(['/w/.git/hooks', '/w/.git/config']),
     );
-    expect(rules.writableRoots.map((root) => root.root)).toEqual(['/w', '/w/.git/hooks']);
-    expect(excludedPaths(rules.writableRoots[0]!)).not.toContain('/w/.git/hooks');
-    expect(excludedPaths(rules.writableRoots[0]!)).toContain('/w/.git/config');
+    expect(planSeatbelt(request({ policy: effective }), facts).enforcement.notes).toContain(
+      'writable root /w/.git/hooks is itself protected (git hooks: programs the next git command runs on the host), so nothing was granted for it',
+    );
+  });
+
+  it("keeps an outer root's protected names inside a deeper root (the home's, for a workspace in ~/.config)", () => {
+    const home = memoryFsView({ '/Users/me/.config/git/config': '', '/Users/me/.config/nvim/': '' });
+    const rules = seatbeltRules(
+      request({
+        cwd: '/Users/me/.config',
+        env: { HOME: '/Users/me' },
+        policy: entries({ path: { type: 'path', path: '/Users/me' }, access: 'write' }),
+      }),
+      home,
+    );
+    const inner = rules.writableRoots.find((root) => root.root === '/Users/me/.config')!;
+    // Before, only the outer root excluded them, and the deeper root's allow granted them again.
+    expect(excludedPaths(inner)).toEqual(
+      expect.arrayContaining(['/Users/me/.config/git', '/Users/me/.config/nvim', '/Users/me/.config/fish']),
+    );
   });
 
   it('guards the parents of protected and deny-read paths inside writable roots, and nothing outside', () => {

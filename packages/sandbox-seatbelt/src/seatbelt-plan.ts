@@ -23,6 +23,12 @@ export interface SeatbeltHostFacts {
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** A violation-collector tag to attach to every deny. */
   violationTag?: string;
+  /**
+   * The private temporary directory for a policy with `privateTmp`, or a function that makes it (called
+   * only when the policy has one). Absolute, outside every writable root. Without it such a policy is
+   * refused. `createSeatbeltSandbox` passes the backend's own directory.
+   */
+  privateTmpDir?: string | (() => string);
 }
 
 /** A launch plan (without cleanup) plus the profile and its parameters, for inspection and golden tests. */
@@ -75,7 +81,11 @@ export function planSeatbelt(request: SandboxPlanRequest, facts: SeatbeltHostFac
     });
   }
 
-  const rules = seatbeltRules(request, facts.fs);
+  const rules = seatbeltRules(
+    request,
+    facts.fs,
+    facts.privateTmpDir === undefined ? {} : { privateTmpDir: facts.privateTmpDir },
+  );
   if (rules.network === 'proxied' && rules.proxyLoopbackPort === undefined) {
     throw new SandboxUnavailableError({
       backend: 'seatbelt',
@@ -94,12 +104,29 @@ export function planSeatbelt(request: SandboxPlanRequest, facts: SeatbeltHostFac
     UX_SANDBOX: 'seatbelt',
   };
   if (rules.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
+  // The one variable the plan changes: the host's temporary directory is not writable any more.
+  if (rules.privateTmp !== undefined) env.TMPDIR = rules.privateTmp;
 
   const notes: string[] = [];
   if (rules.fileSystem === 'unrestricted')
     notes.push('the file system is not restricted (unrestricted policy)');
   for (const path of rules.missingWritableRoots) {
     notes.push(`writable root ${path} does not exist, so nothing was granted for it`);
+  }
+  for (const { root, within, why } of rules.ungrantedRoots) {
+    const where = root === within ? 'is itself protected' : `lies inside the protected path ${within}`;
+    notes.push(`writable root ${root} ${where} (${why}), so nothing was granted for it`);
+  }
+  if (rules.privateTmp !== undefined) {
+    notes.push(
+      `private /tmp: commands get their own temporary directory ${rules.privateTmp} (TMPDIR points at it); the host's /tmp (/private/tmp) and $TMPDIR are not writable. Unlike Linux, where it is mounted at /tmp, a program that hard-codes /tmp or asks macOS for the user's temporary directory (confstr _CS_DARWIN_USER_TEMP_DIR) instead of reading TMPDIR cannot write its files`,
+    );
+  }
+  if (rules.hidden.length > 0) {
+    notes.push(`ux's own directories are neither readable nor writable: ${rules.hidden.join(', ')}`);
+  }
+  for (const path of rules.writableHostPaths) {
+    notes.push(`${path}, which the launch reads, is or holds a writable root, so it stays writable`);
   }
   if (rules.deniedGlobs.some((glob) => glob.pattern.includes('?'))) {
     notes.push('a `?` in a deny-read glob matches one byte, so it does not match a non-ASCII character');

@@ -22,8 +22,10 @@ export interface SeatbeltProfile {
 
 /**
  * Renders the SBPL profile: `(deny default)`, the base rules, the terminal, reads, writes, move guards,
- * deny-read globs, network (IP and the listed unix sockets with the network on; the proxy's loopback
- * port and the listed unix sockets when proxied; only the listed unix sockets when restricted). Every
+ * ux's hidden directories, the private temporary directory, deny-read globs, the host paths, network
+ * (IP and the listed unix sockets with the network on; the proxy's loopback port and the listed unix
+ * sockets when proxied; only the listed unix sockets when restricted). Later rules win, so the hidden
+ * directories beat every allow before them, and the host paths stay readable whatever hides them. Every
  * request path that a filter matches whole, and the proxy's address, is a `(param "…")`; its value
  * travels as `-D NAME=value`. The one place part of a path enters the text is below a parameter: the part
  * of an excluded path or a move guard below its writable root, and the rest of a deny-read glob below its
@@ -73,7 +75,8 @@ export function renderSeatbeltProfile(
       ? rules.writableRoots.map(({ root }, i) => param(`WRITABLE_ROOT_${i}`, root))
       : [];
   if (rules.fileSystem === 'unrestricted') lines.push('(allow file-write*)');
-  else if (rules.writableRoots.length === 0) lines.push('; nothing is writable');
+  else if (rules.writableRoots.length === 0)
+    lines.push(rules.privateTmp === undefined ? '; nothing is writable' : '; no writable root');
   else {
     if (rules.writableRoots.some(({ excluded }) => excluded.length > 0)) {
       lines.push(
@@ -104,12 +107,49 @@ export function renderSeatbeltProfile(
     lines[lines.length - 1] += `${tag})`;
   }
 
+  if (rules.hidden.length > 0) {
+    lines.push(
+      '',
+      "; ux's own directories (runtime files, quarantine): no reads and no writes, whatever allowed them above",
+    );
+    rules.hidden.forEach((path, i) => {
+      lines.push(`(deny file-read* file-write* (subpath ${param(`HIDDEN_${i}`, path)})${tag})`);
+    });
+  }
+
+  if (rules.privateTmp !== undefined) {
+    lines.push(
+      '',
+      "; the session's private temporary directory (TMPDIR) in place of the host's /tmp and $TMPDIR",
+      `(allow file-read* file-write* (subpath ${param('PRIVATE_TMP', rules.privateTmp)}))`,
+    );
+  }
+  if (rules.metadataPaths.length > 0) {
+    lines.push(
+      '; realpath() and getcwd() stat the parents that a hidden directory holds; stat reveals no contents',
+    );
+    rules.metadataPaths.forEach((path, i) => {
+      lines.push(`(allow file-read-metadata (literal ${param(`PARENT_${i}`, path)}))`);
+    });
+  }
+
   if (rules.deniedGlobs.length > 0) {
     lines.push('', '; deny-read globs: no reads, and no writes or renames that could expose them');
     rules.deniedGlobs.forEach((glob, i) => {
       lines.push(
         `(deny file-read* file-write* (require-all (subpath ${param(`DENY_GLOB_${i}_BASE`, glob.base)}) (regex ${sbplRegex(glob.regex)}))${tag})`,
       );
+    });
+  }
+
+  if (rules.hostPaths.length > 0) {
+    lines.push(
+      '',
+      "; what the launch itself reads (the shell, its snapshot, ux's PATH directories): readable whatever",
+      '; the rules above hide, never writable',
+    );
+    rules.hostPaths.forEach(({ path, subtree }, i) => {
+      lines.push(`(allow file-read* (${subtree ? 'subpath' : 'literal'} ${param(`HOST_PATH_${i}`, path)}))`);
     });
   }
 

@@ -6,9 +6,11 @@ import {
   isUnder,
   type NetworkPolicy,
   type PolicyContext,
+  protectedEntryFor,
   resolveEntries,
   resolveSandboxLayout,
   type SandboxPlanRequest,
+  SandboxUnavailableError,
 } from '@ux/protocol/core';
 import { macosPath, withPrivatePrefix } from './macos-path.js';
 import { sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
@@ -57,6 +59,22 @@ export interface SeatbeltDeniedGlob {
   regex: string;
 }
 
+/** A file or directory the launch itself reads inside the sandbox (`SandboxPlanRequest.hostPaths`). */
+export interface SeatbeltHostPath {
+  /** Canonical macOS spelling (a link is kept as the link; its target is listed as well). */
+  path: string;
+  /** A directory: everything below it is readable too. */
+  subtree: boolean;
+}
+
+/** A writable root that lies inside a protected path or one of ux's hidden directories: nothing is granted for it. */
+export interface SeatbeltUngrantedRoot {
+  root: string;
+  /** The protected path that holds it. */
+  within: string;
+  why: string;
+}
+
 /** Everything a Seatbelt profile enforces for one request, as canonical macOS paths. */
 export interface SeatbeltRules {
   fileSystem: 'restricted' | 'unrestricted';
@@ -80,14 +98,47 @@ export interface SeatbeltRules {
   unixSockets: string[];
   /** Writable entries that do not exist; nothing is granted for them. */
   missingWritableRoots: string[];
+  /** Writable roots inside a protected path (`protectedEntryFor`), so not granted. */
+  ungrantedRoots: SeatbeltUngrantedRoot[];
+  /** ux's own directories (`hostState.hidden`): no reads, no writes, whatever else the profile allows. */
+  hidden: string[];
+  /**
+   * The private temporary directory that replaces the host's `/tmp` and `$TMPDIR` (`privateTmp`):
+   * readable and writable, `TMPDIR` points at it. Absent when the policy has no private `/tmp`.
+   */
+  privateTmp?: string;
+  /** What the launch reads (`hostPaths`): readable whatever else the profile hides, never writable. */
+  hostPaths: SeatbeltHostPath[];
+  /**
+   * Directories whose metadata stays readable although a hidden directory holds them: the parents of the
+   * private temporary directory and of host paths, so `realpath()` and `getcwd()` work there.
+   */
+  metadataPaths: string[];
+  /** Host paths that hold or are a writable root, so they stay as writable as the root makes them. */
+  writableHostPaths: string[];
+}
+
+/** What the planner needs besides the request and the file system. */
+export interface SeatbeltRulesOptions {
+  /**
+   * The private temporary directory for a policy with `privateTmp` (absolute), or a function that makes
+   * it, called only when the layout has a private `/tmp`. Without it such a policy is refused.
+   */
+  privateTmpDir?: string | (() => string);
 }
 
 /**
  * Makes a request's policy concrete for Seatbelt through the shared layout (`resolveSandboxLayout`: the same
- * writable roots, protected paths and deny-read sets every backend enforces), in the spelling Seatbelt
- * matches: symlinks resolved, `/tmp`, `/var` and `/etc` under `/private`.
+ * writable roots, protected paths, deny-read sets, ux's hidden directories and private `/tmp` every
+ * backend enforces; `protectedEntryFor` decides what is protected), in the spelling Seatbelt matches:
+ * symlinks resolved, `/tmp`, `/var` and `/etc` under `/private`. Host paths (`request.hostPaths`) stay
+ * readable and, inside a writable root, become carve-outs.
  */
-export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): SeatbeltRules {
+export function seatbeltRules(
+  request: SandboxPlanRequest,
+  fs: FsView,
+  options: SeatbeltRulesOptions = {},
+): SeatbeltRules {
   const policy = request.policy;
   const context: PolicyContext = {
     cwd: request.cwd,
@@ -95,7 +146,10 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
     tmpdir: request.env.TMPDIR || undefined,
     homeDir: request.env.HOME || undefined,
   };
-  const layout = resolveSandboxLayout(policy, context, fs, { homeDir: context.homeDir });
+  const layout = resolveSandboxLayout(policy, context, fs, {
+    homeDir: context.homeDir,
+    pathDirectories: (request.env.PATH ?? '').split(':').filter((dir) => dir.startsWith('/')),
+  });
   const network = {
     network: layout.network,
     ...(layout.networkProxy?.loopbackPort === undefined
@@ -114,40 +168,84 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
       deniedGlobs: [],
       ...network,
       missingWritableRoots: [],
+      ungrantedRoots: [],
+      hidden: [],
+      hostPaths: [],
+      metadataPaths: [],
+      writableHostPaths: [],
     };
   }
+
+  // The one predicate (`protectedEntryFor`): a path is protected when any writable root holding it
+  // protects it, or when it lies in one of ux's hidden directories. Paths here are the layout's
+  // (canonical, before the /private spelling).
+  const protectedBy = (path: string) => protectedEntryFor(layout, path);
+  // A writable root inside a protected path (an outer root's carve-out, ux's own state) gets nothing:
+  // a deeper writable entry does not re-grant what another root protects.
+  const ungrantedRoots: SeatbeltUngrantedRoot[] = [];
+  const granted = layout.writableRoots.filter(({ root }) => {
+    const entry = protectedBy(root);
+    if (entry === undefined) return true;
+    ungrantedRoots.push({ root: withPrivatePrefix(root), within: macosPath(entry.path, fs), why: entry.why });
+    return false;
+  });
+  const grantedRoots = granted.map(({ root }) => root);
 
   // Roots are canonical already; the /private spelling can make two of them one.
   const roots: { root: string; readOnly: string[] }[] = [];
   // A file is excluded alone; anything else (a directory, a link, a missing path) with its subtree.
   const fileOnly = new Set<string>();
   const subtree = new Set<string>();
-  for (const { root, readOnly } of layout.writableRoots) {
+  for (const { root, readOnly } of granted) {
     const spelled = withPrivatePrefix(root);
-    const paths = readOnly.map((entry) => {
-      const path = macosPath(entry.path, fs);
-      (entry.kind === 'file' ? fileOnly : subtree).add(path);
-      return path;
-    });
+    const paths = readOnly
+      .filter((entry) => protectedBy(entry.path) !== undefined)
+      .map((entry) => {
+        const path = macosPath(entry.path, fs);
+        (entry.kind === 'file' ? fileOnly : subtree).add(path);
+        return path;
+      });
     const existing = roots.find((candidate) => candidate.root === spelled);
     if (existing) existing.readOnly.push(...paths.filter((path) => !existing.readOnly.includes(path)));
     else roots.push({ root: spelled, readOnly: paths });
   }
   const unreadable = unique(layout.unreadable.map(withPrivatePrefix));
   for (const path of unreadable) subtree.add(path);
+  const hidden = unique(layout.hidden.map(withPrivatePrefix));
+  for (const path of hidden) subtree.add(path);
 
-  // A carve-out of an outer root that lies inside a deeper writable root was granted by that deeper
-  // entry (the most specific entry wins), so it is not protected.
-  const isDeeperRoot = (path: string, than: string) =>
-    roots.some((other) => depth(other.root) > depth(than) && isUnder(path, other.root));
-  const carveOuts = unique(
-    roots.flatMap(({ root, readOnly }) => readOnly.filter((path) => !isDeeperRoot(path, root))),
-  );
+  const insideGranted = (path: string) => grantedRoots.some((root) => isUnder(path, root));
+  // A path listed twice keeps the wider form (a directory with its subtree).
+  const hostPaths = new Map<string, boolean>();
+  const readable = (path: string, whole: boolean) =>
+    hostPaths.set(path, whole || hostPaths.get(path) === true);
+  const hostCarveOuts: string[] = [];
+  const writableHostPaths: string[] = [];
+  for (const given of request.hostPaths ?? []) {
+    if (!posix.isAbsolute(given) || fs.kind(given) === undefined) continue;
+    const real = canonicalize(given, fs);
+    const spelled = macosPath(given, fs);
+    const target = withPrivatePrefix(real);
+    const subtreeRead = fs.kind(real) === 'dir';
+    // A link is readable as the link (to follow it) and as what it points to.
+    readable(spelled, spelled === target && subtreeRead);
+    if (target !== spelled) readable(target, subtreeRead);
+    // Never writable: one inside a writable root becomes a carve-out, like a protected path. One that
+    // is or holds a writable root cannot be, without taking the root away.
+    if (grantedRoots.some((root) => isUnder(root, real))) writableHostPaths.push(target);
+    else if (insideGranted(real) && protectedBy(real) === undefined) {
+      hostCarveOuts.push(target);
+      (subtreeRead ? subtree : fileOnly).add(target);
+    }
+  }
 
-  // Seatbelt allows are a union: an outer root must exclude what an inner root protects as well.
+  const carveOuts = unique([...roots.flatMap(({ readOnly }) => readOnly), ...hostCarveOuts]);
+  // Seatbelt allows are a union: every root excludes every protected path below it, whichever root
+  // protects it, and the deny-read paths and ux's hidden directories below it.
+  const excludedBelow = [...carveOuts, ...unreadable, ...hidden];
   const writableRoots = roots.map(({ root }) => ({
     root,
-    excluded: unique([...carveOuts, ...unreadable].filter((path) => isUnder(path, root))).map((path) => {
+    excluded: unique(excludedBelow.filter((path) => isUnder(path, root))).map((path) => {
       const whole = subtree.has(path) || !fileOnly.has(path);
       return { path, subtree: whole, regex: belowRootRegex(path, root, whole) };
     }),
@@ -168,11 +266,21 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
   // renaming it moves every match out of the pattern.
   const guards = new Set<string>();
   const starts = [
-    ...[...carveOuts, ...unreadable].map((path) => posix.dirname(path)),
+    ...excludedBelow.filter(underSomeRoot).map((path) => posix.dirname(path)),
     ...deniedGlobs.map((glob) => glob.base),
   ];
   for (const start of starts) {
     for (let dir = start; dir !== '/' && underSomeRoot(dir); dir = posix.dirname(dir)) guards.add(dir);
+  }
+
+  const privateTmp = layout.privateTmp ? privateTmpPath(options, fs, grantedRoots) : undefined;
+  // realpath() and getcwd() read the metadata of every parent; a hidden directory above the private
+  // /tmp or a host path would fail them.
+  const metadataPaths = new Set<string>();
+  for (const start of [...(privateTmp ? [privateTmp] : []), ...hostPaths.keys()]) {
+    for (let dir = posix.dirname(start); dir !== '/'; dir = posix.dirname(dir)) {
+      if (hidden.some((path) => isUnder(dir, path))) metadataPaths.add(dir);
+    }
   }
 
   return {
@@ -192,7 +300,44 @@ export function seatbeltRules(request: SandboxPlanRequest, fs: FsView): Seatbelt
     deniedGlobs,
     ...network,
     missingWritableRoots: layout.missingWritableRoots,
+    ungrantedRoots,
+    hidden,
+    ...(privateTmp ? { privateTmp } : {}),
+    hostPaths: [...hostPaths].map(([path, whole]) => ({ path, subtree: whole })),
+    metadataPaths: [...metadataPaths].sort(),
+    writableHostPaths: unique(writableHostPaths),
   };
+}
+
+/**
+ * The private temporary directory in Seatbelt's spelling, checked: absolute, and outside every writable
+ * root (a command could otherwise replace it, and what ux removes at the end with it).
+ */
+function privateTmpPath(options: SeatbeltRulesOptions, fs: FsView, grantedRoots: string[]): string {
+  const given = typeof options.privateTmpDir === 'function' ? options.privateTmpDir() : options.privateTmpDir;
+  if (given === undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'seatbelt',
+      reason:
+        'the policy gives commands a private /tmp (privateTmp), but the planner was given no directory for it',
+      fix: 'plan through createSeatbeltSandbox(), which makes one, or pass privateTmpDir',
+    });
+  }
+  if (!posix.isAbsolute(given) || posix.normalize(given) === '/') {
+    throw policyError(
+      `the private temporary directory must be an absolute path, got ${JSON.stringify(given)}`,
+    );
+  }
+  const real = canonicalize(given, fs);
+  const holder = grantedRoots.find((root) => isUnder(real, root));
+  if (holder !== undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'seatbelt',
+      reason: `the private temporary directory ${real} lies inside the writable root ${holder}: commands could replace it, and what ux removes with it at the end`,
+      fix: 'leave privateTmpDir unset (ux keeps it in its runtime directory) or choose a directory outside every writable root',
+    });
+  }
+  return withPrivatePrefix(real);
 }
 
 function readRules(

@@ -113,6 +113,74 @@ describe.skipIf(!onMac)('Seatbelt on a real Mac (macOS only)', () => {
     expect((await run(dir, 'echo ok > conf/readme.txt', denied)).exitCode).toBe(0);
   });
 
+  it('gives commands a private TMPDIR in place of /tmp and $TMPDIR, removed at close (macOS only)', async () => {
+    const dir = workspace();
+    const hostTmp = realpathSync(tmpdir());
+    const privateTmp = join(hostTmp, `ux-seatbelt-private-${process.pid}-${Date.now()}`);
+    onTestFinished(() => rmSync(privateTmp, { recursive: true, force: true }));
+    const backend = createSeatbeltSandbox({ hostEnv: {}, privateTmpDir: privateTmp });
+    const tmpPolicy: EffectivePolicy = {
+      ...policy(
+        { path: { type: 'special', value: 'slash_tmp' }, access: 'write' },
+        { path: { type: 'special', value: 'tmpdir' }, access: 'write' },
+      ),
+      privateTmp: true,
+    };
+    const sh = async (script: string) => {
+      const plan = await backend.plan({
+        argv: ['/bin/sh', '-c', script],
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin', TMPDIR: hostTmp },
+        policy: tmpPolicy,
+        tty: false,
+      });
+      return spawnSync(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env, encoding: 'utf8' });
+    };
+    const written = await sh('echo private > "$TMPDIR/x" && cat "$TMPDIR/x" && echo "$TMPDIR"');
+    expect(written.status).toBe(0);
+    expect(written.stdout).toContain('private');
+    expect(readFileSync(join(privateTmp, 'x'), 'utf8')).toBe('private\n');
+    const probe = `ux-seatbelt-probe-${process.pid}`;
+    expect((await sh(`echo x > /tmp/${probe}`)).status).not.toBe(0);
+    expect(existsSync(join('/tmp', probe))).toBe(false);
+    expect((await sh(`echo x > '${hostTmp}/${probe}'`)).status).not.toBe(0);
+    expect(existsSync(join(hostTmp, probe))).toBe(false);
+    expect((await sh('echo ok > inside-the-workspace')).status).toBe(0);
+    await backend.close?.();
+    expect(existsSync(privateTmp)).toBe(false);
+  });
+
+  it("hides ux's directories from reads and writes, and keeps host paths in them readable (macOS only)", async () => {
+    const dir = workspace();
+    const hidden = join(dir, 'ux-runtime');
+    mkdirSync(join(hidden, 'snap'), { recursive: true });
+    writeFileSync(join(hidden, 'snap', 'zsh.sh'), 'echo from-snapshot\n');
+    writeFileSync(join(hidden, 'secret'), 'runtime-secret');
+    const backend = createSeatbeltSandbox({ hostEnv: {} });
+    const sh = async (script: string) => {
+      const plan = await backend.plan({
+        argv: ['/bin/sh', '-c', script],
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin' },
+        policy: { ...policy(), hostState: { hidden: [hidden] } },
+        hostPaths: [join(hidden, 'snap', 'zsh.sh')],
+        tty: false,
+      });
+      return spawnSync(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env, encoding: 'utf8' });
+    };
+    const read = await sh('cat ux-runtime/secret; ls ux-runtime');
+    expect(`${read.stdout}${read.stderr}`).not.toContain('runtime-secret');
+    expect(`${read.stdout}${read.stderr}`).not.toContain('snap');
+    expect((await sh('echo x > ux-runtime/planted')).status).not.toBe(0);
+    expect(existsSync(join(hidden, 'planted'))).toBe(false);
+    expect((await sh('echo x > UX-RUNTIME/planted2')).status).not.toBe(0);
+    expect((await sh('mv ux-runtime moved')).status).not.toBe(0);
+    const sourced = await sh('. ux-runtime/snap/zsh.sh');
+    expect(sourced.stdout).toContain('from-snapshot');
+    expect((await sh('echo x >> ux-runtime/snap/zsh.sh')).status).not.toBe(0);
+    await backend.close?.();
+  });
+
   it('refuses a nested sandbox-exec inside the sandbox, and calls it a denial (macOS only)', async () => {
     const dir = workspace();
     const nested = await run(dir, "/usr/bin/sandbox-exec -p '(version 1)(allow default)' /usr/bin/true");

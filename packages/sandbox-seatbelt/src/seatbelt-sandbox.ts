@@ -7,6 +7,7 @@ import {
   type SandboxProbe,
 } from '@ux/protocol/core';
 import { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
+import { privateTmpDir } from './private-tmp-dir.js';
 import { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
 import { planSeatbelt } from './seatbelt-plan.js';
 import type { SeatbeltViolation } from './seatbelt-violation.js';
@@ -26,15 +27,26 @@ export interface SeatbeltSandboxSettings {
   onViolations?: (violations: SeatbeltViolation[], argv: readonly string[]) => void;
   /** What the probe asks of the host; default the real host. */
   probeHost?: SeatbeltProbeHost;
+  /**
+   * Where commands get their private temporary directory when the policy has a private `/tmp`
+   * (`privateTmp`): a directory of this backend's own, made 0700 at the first plan that needs it and
+   * removed by `close()`. It must not exist yet, and must lie outside every writable root (where no
+   * sandbox can write its parent). Default: a new directory in ux's per-user runtime directory
+   * (`createProcessRuntimeDir('seatbelt-tmp')`), which sessions hide from their commands
+   * (`hostState.hidden`); this backend's own commands get this directory back.
+   */
+  privateTmpDir?: string;
 }
 
 /**
  * The macOS Seatbelt backend: plans commands under `/usr/bin/sandbox-exec` with a generated SBPL
  * profile. It never spawns; on other platforms it still plans (for tests) and its probe says why it
- * cannot run.
+ * cannot run. It keeps one thing between plans: the private temporary directory of a policy with a
+ * private `/tmp`, shared by this backend's commands and removed by `close()`.
  */
 export function createSeatbeltSandbox(settings: SeatbeltSandboxSettings = {}): SandboxBackend {
   const fs = settings.fs ?? nodeFsView();
+  const tmp = privateTmpDir(settings.privateTmpDir);
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'seatbelt',
@@ -53,6 +65,7 @@ export function createSeatbeltSandbox(settings: SeatbeltSandboxSettings = {}): S
         fs,
         hostEnv: settings.hostEnv ?? process.env,
         violationTag: tag,
+        privateTmpDir: () => tmp.path(),
       });
       const launch: LaunchPlan = {
         argv: plan.argv,
@@ -70,5 +83,9 @@ export function createSeatbeltSandbox(settings: SeatbeltSandboxSettings = {}): S
       return launch;
     },
     classifyDenial: classifySeatbeltDenial,
+    // Removes the private temporary directory, if one was made; a later plan makes a new one.
+    async close() {
+      tmp.remove();
+    },
   };
 }

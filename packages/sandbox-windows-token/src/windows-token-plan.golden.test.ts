@@ -39,10 +39,21 @@ const path = (p: string, access: FileSystemEntry['access']): FileSystemEntry => 
 const policy = (
   entries: FileSystemEntry[],
   network: 'restricted' | 'enabled' = 'restricted',
+  more: Omit<EffectivePolicy, 'fileSystem' | 'network'> = {},
 ): EffectivePolicy => ({
   fileSystem: { kind: 'restricted', entries },
   network,
+  ...more,
 });
+/** ux's per-user runtime directory on Windows (%TEMP%\ux-<user>) and this backend's private temp in it. */
+const RUNTIME = 'C:\\Users\\me\\AppData\\Local\\Temp\\ux-me';
+const PRIVATE_TMP = `${RUNTIME}\\windows-tmp-4242-0a1b2c3d`;
+const RUNTIME_FILES = {
+  [`${PRIVATE_TMP}\\`]: '',
+  [`${RUNTIME}\\exec-server-4243-99aabbcc\\`]: '',
+  'C:\\Users\\me\\.ux\\quarantine\\1\\': '',
+  'C:\\Users\\me\\.ux\\bin\\apply_patch.cmd': '',
+};
 
 interface GoldenCase {
   name: string;
@@ -168,13 +179,68 @@ const CASES: GoldenCase[] = [
   },
   {
     name: 'home-in-root',
-    what: 'the home directory is a writable root: existing start-up files and .ssh denied, missing ones noted',
+    what: 'the home directory is a writable root: existing start-up files, .ssh, .config\\git and a PATH directory inside it denied, missing ones noted',
     files: {
       'C:\\Users\\me\\.bashrc': '',
       'C:\\Users\\me\\.ssh\\config': '',
       'C:\\Users\\me\\.gitconfig': '',
+      'C:\\Users\\me\\.config\\git\\config': '',
+      'C:\\Users\\me\\tools\\bin\\': '',
     },
-    request: { cwd: 'C:\\Users\\me', policy: policy([root, cwd]) },
+    request: {
+      cwd: 'C:\\Users\\me',
+      env: { ...ENV, Path: 'C:\\Users\\me\\tools\\bin;C:\\Windows\\system32' },
+      policy: policy([root, cwd]),
+    },
+  },
+  {
+    name: 'nested-workspace',
+    what: 'a workspace inside a writable %TEMP% keeps its own protected names; a writable root inside a protected path (the workspace .git\\hooks) gets no grant',
+    files: {
+      ...REPO,
+      'C:\\Users\\me\\AppData\\Local\\Temp\\ws\\.git\\config': '',
+      'C:\\Users\\me\\AppData\\Local\\Temp\\ws\\.git\\hooks\\': '',
+      'C:\\Users\\me\\AppData\\Local\\Temp\\ws\\src\\': '',
+    },
+    request: {
+      cwd: 'C:\\Users\\me\\AppData\\Local\\Temp\\ws',
+      policy: policy([root, cwd, temp, path('.git\\hooks', 'write')]),
+    },
+  },
+  {
+    name: 'hidden',
+    what: "ux's own state: with %TEMP% writable, the runtime directory inside it gets a deny-write entry (reads cannot be denied: noted); the quarantine outside every root needs none",
+    files: { ...REPO, ...RUNTIME_FILES },
+    request: {
+      policy: policy([root, cwd, temp], 'restricted', {
+        hostState: {
+          readOnly: ['C:\\Users\\me\\.ux'],
+          hidden: [RUNTIME, 'C:\\Users\\me\\.ux\\quarantine', 'C:\\missing\\ux'],
+        },
+      }),
+    },
+  },
+  {
+    name: 'private-tmp',
+    what: "a private temporary directory: %TEMP% is no writable root; the backend's own directory is granted to the run SID for the run, TEMP and TMP point at it",
+    files: { ...REPO, ...RUNTIME_FILES },
+    request: {
+      policy: policy([root, cwd, temp], 'restricted', { privateTmp: true, hostState: { hidden: [RUNTIME] } }),
+    },
+    facts: { privateTmpDir: PRIVATE_TMP },
+  },
+  {
+    name: 'host-paths',
+    what: 'what the launch reads: readable anyway (reads are not restricted); one inside the workspace is denied writes; one outside every root needs nothing; a missing one is skipped',
+    files: { ...REPO, ...RUNTIME_FILES, 'C:\\Users\\me\\project\\tools\\helper.exe': '' },
+    request: {
+      hostPaths: [
+        'C:\\Users\\me\\.ux\\bin',
+        'C:\\Users\\me\\project\\tools\\helper.exe',
+        'C:\\Users\\me\\.ux\\bin\\missing.exe',
+      ],
+      policy: policy([root, cwd]),
+    },
   },
   {
     name: 'read-only-carve-out',

@@ -200,20 +200,42 @@ describe('planWindowsToken', () => {
     expect(planWindowsToken(request({ tty: true }), facts)).toEqual(plan);
   });
 
-  it('lets a deeper writable root re-grant a carve-out, and protects nothing outside the roots', () => {
+  it('does not let a deeper writable root re-grant a carve-out (one predicate), and protects nothing outside the roots', () => {
     const plan = planWindowsToken(
       request({
         policy: policy(root, cwd, { path: { type: 'path', path: 'C:\\w\\.git\\hooks' }, access: 'write' }),
       }),
       facts,
     );
-    expect(plan.aces.filter((ace) => ace.type === 'allow').map((ace) => ace.path)).toEqual([
-      'C:\\w',
-      'C:\\w\\.git\\hooks',
-    ]);
-    expect(plan.aces.some((ace) => ace.type === 'deny' && ace.path === 'C:\\w\\.git\\hooks')).toBe(false);
+    // protectedEntryFor: C:\w protects C:\w\.git\hooks, so the deeper root gets no grant.
+    expect(plan.aces.filter((ace) => ace.type === 'allow').map((ace) => ace.path)).toEqual(['C:\\w']);
+    expect(plan.aces.some((ace) => ace.type === 'deny' && ace.path === 'C:\\w\\.git\\hooks')).toBe(true);
     expect(plan.aces.some((ace) => ace.type === 'deny' && ace.path === 'C:\\w\\.git\\config')).toBe(true);
     expect(plan.aces.every((ace) => ace.path.toLowerCase().startsWith('c:\\w'))).toBe(true);
+    expect(plan.enforcement.notes).toContain(
+      'writable root C:\\w\\.git\\hooks is itself protected (git hooks: programs the next git command runs on the host), so nothing was granted for it',
+    );
+    // The SID is that of the roots granted.
+    expect(plan.capabilitySid).toBe(planWindowsToken(request(), facts).capabilitySid);
+  });
+
+  it("denies an outer root's protected names inside a deeper root too (the home's, for a workspace in .config)", () => {
+    const home = win32MemoryFsView({
+      'C:\\Users\\me\\.config\\git\\config': '',
+      'C:\\Users\\me\\.config\\x\\': '',
+    });
+    const plan = planWindowsToken(
+      request({
+        cwd: 'C:\\Users\\me\\.config',
+        env: { USERPROFILE: 'C:\\Users\\me' },
+        policy: policy(root, cwd, { path: { type: 'path', path: 'C:\\Users\\me' }, access: 'write' }),
+      }),
+      { ...facts, fs: home },
+    );
+    // Before, the deeper root skipped it, and its inherited grant left .config\git writable.
+    expect(plan.aces).toContainEqual(
+      expect.objectContaining({ type: 'deny', path: 'C:\\Users\\me\\.config\\git', flags: 3 }),
+    );
   });
 
   it('gives each set of roots its own capability SID', () => {

@@ -1,5 +1,6 @@
 import { win32 } from 'node:path';
 import {
+  canonicalize,
   type FsView,
   InvalidArgumentsError,
   isAbsolutePath,
@@ -7,8 +8,10 @@ import {
   type LaunchPlan,
   MissingCommandLineError,
   type PolicyContext,
+  protectedEntryFor,
   resolveSandboxLayout,
   type SandboxEnforcement,
+  type SandboxLayout,
   type SandboxPlanRequest,
   SandboxUnavailableError,
   windowsCommandLine,
@@ -70,7 +73,10 @@ export interface WindowsTokenPlan extends Omit<LaunchPlan, 'cleanup'> {
   aces: WindowsAce[];
   /** The command line the launcher passes to CreateProcessAsUserW. */
   commandLine: string;
-  /** Environment variables the plan added to the request's. */
+  /**
+   * Environment variables the plan added to the request's; with a private temporary directory also
+   * TEMP and TMP (and TMPDIR when set), whose values it replaces.
+   */
   envAdded: Record<string, string>;
   /** What the launcher reads (also encoded in `argv`); null without a launcher. */
   launch: WindowsTokenLaunchSpec | null;
@@ -88,6 +94,12 @@ export interface WindowsTokenHostFacts {
   sandboxId?: string;
   /** Keep grants on writable roots between runs (default true), or remove them after each run. */
   persistGrants?: boolean;
+  /**
+   * The private temporary directory for a policy with `privateTmp` (absolute), or a function that
+   * makes it, called only when the policy has one. Without it such a policy is refused.
+   * `createWindowsTokenSandbox` passes the backend's own directory.
+   */
+  privateTmpDir?: string | (() => string);
 }
 
 /** CreateProcess limits a command line to 32,767 characters, the launcher's own included. */
@@ -162,7 +174,10 @@ export function planWindowsToken(
     homeDir: variable(request.env, 'USERPROFILE') || undefined,
     pathStyle: 'win32',
   };
-  const layout = resolveSandboxLayout(request.policy, context, facts.fs, { homeDir: context.homeDir });
+  const layout = resolveSandboxLayout(request.policy, context, facts.fs, {
+    homeDir: context.homeDir,
+    pathDirectories: (variable(request.env, 'PATH') ?? '').split(';').filter((dir) => win32.isAbsolute(dir)),
+  });
   if (!layout.readAll) {
     throw invalid(
       'policy',
@@ -175,18 +190,38 @@ export function planWindowsToken(
       `deny-read entries (${[...layout.unreadable, ...layout.unreadableGlobs].join(', ')}) need the elevated Windows sandbox; a write-restricted token cannot hide files from reads`,
     );
   }
-  const roots = layout.writableRoots.map((root) => ({
-    root: normalizeWin32Path(root.root),
-    readOnly: root.readOnly.map((entry) => ({ ...entry, path: normalizeWin32Path(entry.path) })),
-  }));
-  for (const { root } of roots) {
-    if (win32.parse(root).root === root) {
+  for (const { root } of layout.writableRoots) {
+    const normal = normalizeWin32Path(root);
+    if (win32.parse(normal).root === normal) {
       throw invalid(
         'policy',
-        `${root} is a whole drive or share; granting it would rewrite the ACL of every file on it`,
+        `${normal} is a whole drive or share; granting it would rewrite the ACL of every file on it`,
       );
     }
   }
+
+  // The one predicate (`protectedEntryFor`): a path is protected when any writable root holding it
+  // protects it, or when one of ux's hidden directories holds it. A writable root inside a protected
+  // path gets no grant: a deeper writable entry does not re-grant what another root protects.
+  const protectedBy = (path: string) => protectedEntryFor(layout, path, 'win32');
+  const ungranted: string[] = [];
+  const granted = layout.writableRoots.filter(({ root }) => {
+    const entry = protectedBy(root);
+    if (entry === undefined) return true;
+    const within = normalizeWin32Path(entry.path);
+    const normal = normalizeWin32Path(root);
+    ungranted.push(
+      `writable root ${normal} ${comparable(within) === comparable(normal) ? 'is itself protected' : `lies inside the protected path ${within}`} (${entry.why}), so nothing was granted for it`,
+    );
+    return false;
+  });
+  const roots = granted.map((root) => ({
+    root: normalizeWin32Path(root.root),
+    readOnly: root.readOnly
+      .filter((entry) => protectedBy(entry.path) !== undefined)
+      .map((entry) => ({ ...entry, path: normalizeWin32Path(entry.path) })),
+  }));
+  const insideRoots = (path: string) => roots.some(({ root }) => isUnder(path, root, 'win32'));
 
   const persist = facts.persistGrants ?? true;
   const capabilitySid = capabilitySidFor(
@@ -203,42 +238,84 @@ export function planWindowsToken(
     why: 'writable root',
   }));
 
-  // A carve-out lying inside a deeper writable root was granted by that deeper (more specific) entry.
-  const depth = (path: string) => path.split('\\').filter(Boolean).length;
+  const privateTmp = layout.privateTmp ? privateTmpPath(facts, layout) : undefined;
+  if (privateTmp !== undefined) {
+    // Granted per run, to the run SID: a capability-SID grant would be kept (and shared by every
+    // session with the same roots), and the directory is this backend's alone.
+    aces.push({
+      path: win32ApiPath(privateTmp),
+      trustee: 'run',
+      type: 'allow',
+      mask: SANDBOX_ALLOW_MASK,
+      flags: CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE,
+      undo: 'after-run',
+      why: "the session's private temporary directory (TEMP and TMP point at it)",
+    });
+  }
+
+  // Deny entries: every protected path inside the granted roots, whichever root protects it; ux's
+  // hidden directories inside them; what the launch reads inside them.
+  const carveOuts: { path: string; kind: 'file' | 'dir' | 'symlink' | 'missing'; why: string }[] = [];
+  for (const { readOnly } of roots) carveOuts.push(...readOnly);
+  for (const hidden of layout.hidden) {
+    const path = normalizeWin32Path(hidden);
+    if (insideRoots(path))
+      carveOuts.push({
+        path,
+        kind: 'dir',
+        why: "ux's own runtime files or quarantine: unwritable to commands (a write-restricted token cannot hide them from reads)",
+      });
+  }
+  const writableHostPaths: string[] = [];
+  for (const given of request.hostPaths ?? []) {
+    if (!win32.isAbsolute(given)) continue;
+    const kind = facts.fs.kind(given);
+    if (kind === undefined) continue;
+    const path = normalizeWin32Path(canonicalize(given, facts.fs, 'win32'));
+    if (roots.some(({ root }) => isUnder(root, path, 'win32'))) writableHostPaths.push(path);
+    else if (insideRoots(path) && protectedBy(path) === undefined)
+      carveOuts.push({
+        path,
+        kind: facts.fs.kind(path) === 'dir' ? 'dir' : 'file',
+        why: 'read by the launch itself: never writable',
+      });
+  }
+
   const missing: string[] = [];
   const guarded = new Map<string, string>();
   const protectedSeen = new Set<string>();
-  for (const { root, readOnly } of roots) {
-    for (const entry of readOnly) {
-      if (roots.some((other) => depth(other.root) > depth(root) && isUnder(entry.path, other.root, 'win32')))
-        continue;
-      const key = entry.path.toLowerCase();
-      if (protectedSeen.has(key)) continue;
-      protectedSeen.add(key);
-      if (entry.kind === 'missing') {
-        missing.push(entry.path);
-        continue;
-      }
-      aces.push({
-        path: win32ApiPath(entry.path),
-        trustee: 'run',
-        type: 'deny',
-        mask: SANDBOX_DENY_WRITE_MASK,
-        flags: entry.kind === 'dir' ? CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE : 0,
-        undo: 'after-run',
-        why: entry.why,
-      });
-      // Renaming a parent would carry the protected path out from under its ACE.
-      for (
-        let parent = win32.dirname(entry.path);
-        roots.some((r) => isUnder(parent, r.root, 'win32'));
-        parent = win32.dirname(parent)
-      ) {
-        if (!guarded.has(parent.toLowerCase())) guarded.set(parent.toLowerCase(), parent);
-        if (win32.dirname(parent) === parent) break;
-      }
+  const guard = (path: string) => {
+    // Renaming a parent would carry the path out from under its ACE.
+    for (
+      let parent = win32.dirname(path);
+      roots.some((r) => isUnder(parent, r.root, 'win32'));
+      parent = win32.dirname(parent)
+    ) {
+      if (!guarded.has(parent.toLowerCase())) guarded.set(parent.toLowerCase(), parent);
+      if (win32.dirname(parent) === parent) break;
     }
+  };
+  for (const entry of carveOuts) {
+    const key = entry.path.toLowerCase();
+    if (protectedSeen.has(key)) continue;
+    protectedSeen.add(key);
+    if (entry.kind === 'missing') {
+      missing.push(entry.path);
+      continue;
+    }
+    aces.push({
+      path: win32ApiPath(entry.path),
+      trustee: 'run',
+      type: 'deny',
+      mask: SANDBOX_DENY_WRITE_MASK,
+      flags: entry.kind === 'dir' ? CONTAINER_INHERIT_ACE | OBJECT_INHERIT_ACE : 0,
+      undo: 'after-run',
+      why: entry.why,
+    });
+    guard(entry.path);
   }
+  // A private /tmp inside a writable root (the workspace holds %TEMP%): its place cannot be swapped.
+  if (privateTmp !== undefined && insideRoots(privateTmp)) guard(privateTmp);
   for (const parent of [...guarded.values()].sort((a, b) => a.localeCompare(b))) {
     aces.push({
       path: win32ApiPath(parent),
@@ -259,9 +336,39 @@ export function planWindowsToken(
   }
   for (const path of layout.missingWritableRoots)
     notes.push(`writable root ${path} does not exist, so nothing was granted for it`);
+  notes.push(...ungranted);
+  if (privateTmp !== undefined) {
+    notes.push(
+      `private temporary directory: commands get ${privateTmp} (TEMP and TMP point at it); the host's %TEMP% is not writable. Unlike Linux, where it is mounted at /tmp, a program that writes to a fixed temporary path (C:\\Windows\\Temp, or %LOCALAPPDATA%\\Temp spelled out) cannot write its files`,
+    );
+    if (insideRoots(privateTmp))
+      notes.push(
+        `the private temporary directory lies inside a writable root, so other commands that can write that root can write it too`,
+      );
+  }
+  if (layout.hidden.length > 0) {
+    notes.push(
+      `ux's own directories are unwritable to commands but NOT hidden from reads (a write-restricted token cannot deny reads; that needs the elevated sandbox): ${layout.hidden.map(normalizeWin32Path).join(', ')}`,
+    );
+  }
+  for (const path of writableHostPaths)
+    notes.push(`${path}, which the launch reads, is or holds a writable root, so it stays writable`);
   notes.push(
     'objects whose ACL grants write to Everyone or to the logon session stay writable (the token must keep those SIDs to run)',
   );
+
+  if (privateTmp !== undefined) {
+    // The one change to the request's variables: the host's temporary directory is not writable.
+    for (const name of [
+      'TEMP',
+      'TMP',
+      ...(variable(request.env, 'TMPDIR') === undefined ? [] : ['TMPDIR']),
+    ]) {
+      const present = Object.keys(env).find((candidate) => candidate.toUpperCase() === name) ?? name;
+      env[present] = privateTmp;
+      added[present] = privateTmp;
+    }
+  }
 
   const launch: WindowsTokenLaunchSpec = {
     version: 1,
@@ -334,6 +441,41 @@ function refuseUnenforceableNetwork(request: SandboxPlanRequest): void {
       fix: 'leave allowUnixSockets empty on Windows (the plan notes say what stays reachable), or run the command on macOS or Linux, where the list is enforced',
     });
   }
+}
+
+/**
+ * The private temporary directory, canonical: absolute, and never a writable root's ancestor or the
+ * root itself (its grant would widen the root's, and its removal at the end would take the root).
+ */
+function privateTmpPath(facts: WindowsTokenHostFacts, layout: SandboxLayout): string {
+  const given = typeof facts.privateTmpDir === 'function' ? facts.privateTmpDir() : facts.privateTmpDir;
+  if (given === undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'windows-token',
+      reason:
+        'the policy gives commands a private temporary directory (privateTmp), but the planner was given none',
+      fix: 'plan through createWindowsTokenSandbox(), which makes one, or pass privateTmpDir',
+    });
+  }
+  if (!win32.isAbsolute(given))
+    throw invalid(
+      'policy',
+      `the private temporary directory must be an absolute path, got ${JSON.stringify(given)}`,
+    );
+  const path = normalizeWin32Path(canonicalize(given, facts.fs, 'win32'));
+  const holds = layout.writableRoots.find(({ root }) => isUnder(root, path, 'win32'));
+  if (holds !== undefined) {
+    throw new SandboxUnavailableError({
+      backend: 'windows-token',
+      reason: `the private temporary directory ${path} is or holds the writable root ${normalizeWin32Path(holds.root)}`,
+      fix: 'leave privateTmpDir unset (ux keeps it in its runtime directory) or choose a directory of its own',
+    });
+  }
+  return path;
+}
+
+function comparable(path: string): string {
+  return path.replace(/\//g, '\\').toLowerCase();
 }
 
 /** A variable by its Windows (case-insensitive) name. */

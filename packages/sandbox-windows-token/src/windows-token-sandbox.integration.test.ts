@@ -86,6 +86,59 @@ describe.skipIf(!onWindows)('the restricted token on a real Windows machine (Win
     writeFileSync(join(dir, '.git', 'hooks', 'pre-commit'), 'ok');
   });
 
+  it('gives commands a private TEMP in place of %TEMP%, removed at close (Windows only)', async () => {
+    const { dir, outside } = workspace();
+    const privateTmp = join(outside, 'private-tmp');
+    const backend = createWindowsTokenSandbox({ launcherPath: LAUNCHER, privateTmpDir: privateTmp });
+    const cmd = async (command: string) => {
+      const plan = await backend.plan({
+        argv: ['C:\\Windows\\System32\\cmd.exe', '/d', '/s', '/c', command],
+        cwd: dir,
+        env: {
+          SystemRoot: process.env.SystemRoot ?? 'C:\\Windows',
+          Path: process.env.Path ?? '',
+          TEMP: outside,
+          TMP: outside,
+        },
+        policy: {
+          ...WORKSPACE_WRITE,
+          fileSystem: {
+            kind: 'restricted',
+            entries: [
+              ...(WORKSPACE_WRITE.fileSystem.kind === 'restricted' ? WORKSPACE_WRITE.fileSystem.entries : []),
+              { path: { type: 'special', value: 'tmpdir' }, access: 'write' },
+            ],
+          },
+          privateTmp: true,
+        },
+        tty: false,
+      });
+      return spawnSync(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env, encoding: 'utf8' });
+    };
+    expect((await cmd('echo private> "%TEMP%\\x.txt"')).status).toBe(0);
+    expect(readFileSync(join(privateTmp, 'x.txt'), 'utf8')).toContain('private');
+    expect((await cmd(`echo escaped> "${join(outside, 'escaped.txt')}"`)).status).not.toBe(0);
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    await backend.close?.();
+    expect(existsSync(privateTmp)).toBe(false);
+  });
+
+  it("keeps ux's hidden directories inside a writable root unwritable (Windows only)", async () => {
+    const { dir } = workspace();
+    mkdirSync(join(dir, 'ux-runtime'));
+    const backend = createWindowsTokenSandbox({ launcherPath: LAUNCHER, persistGrants: false });
+    const plan = await backend.plan({
+      argv: ['C:\\Windows\\System32\\cmd.exe', '/d', '/s', '/c', 'echo x> ux-runtime\\planted.txt'],
+      cwd: dir,
+      env: { SystemRoot: process.env.SystemRoot ?? 'C:\\Windows', Path: process.env.Path ?? '' },
+      policy: { ...WORKSPACE_WRITE, hostState: { hidden: [join(dir, 'ux-runtime')] } },
+      tty: false,
+    });
+    const result = spawnSync(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env });
+    expect(result.status).not.toBe(0);
+    expect(existsSync(join(dir, 'ux-runtime', 'planted.txt'))).toBe(false);
+  });
+
   it('kills the whole process tree when the launcher is killed (Windows only)', async () => {
     const { dir } = workspace();
     const backend = createWindowsTokenSandbox({ launcherPath: LAUNCHER, persistGrants: false });

@@ -8,6 +8,7 @@ import {
   type SandboxProbe,
 } from '@ux/protocol/core';
 import { classifyWindowsDenial } from './classify-windows-denial.js';
+import { privateTmpDir } from './private-tmp-dir.js';
 import {
   nodeWindowsTokenProbeHost,
   probeWindowsToken,
@@ -28,6 +29,13 @@ export interface WindowsTokenSandboxSettings {
   persistGrants?: boolean;
   /** What the probe asks of the host; default the real host. */
   probeHost?: WindowsTokenProbeHost;
+  /**
+   * Where commands get their private temporary directory when the policy has a private `/tmp`
+   * (`privateTmp`): a directory of this backend's own, made at the first plan that needs it and removed
+   * by `close()`; it must not exist yet. Default: a new directory in ux's per-user runtime directory
+   * (`createProcessRuntimeDir('windows-tmp')`, under `%TEMP%`). Each run grants it to its own run SID.
+   */
+  privateTmpDir?: string;
 }
 
 /** Where the built launcher lies: next to the bundled index (`dist/`). */
@@ -38,11 +46,13 @@ export function defaultLauncherPath(): string {
 /**
  * The Windows restricted-token backend: plans commands to run through a small Node launcher that applies
  * the plan with the Win32 API (restricted token, ACLs, job object). It never spawns; on other platforms
- * it still plans (for tests) and its probe says why it cannot run.
+ * it still plans (for tests) and its probe says why it cannot run. It keeps one thing between plans: the
+ * private temporary directory of a policy with a private `/tmp`, removed by `close()`.
  */
 export function createWindowsTokenSandbox(settings: WindowsTokenSandboxSettings = {}): SandboxBackend {
   const fs = settings.fs ?? nodeFsView();
   const launcherPath = settings.launcherPath ?? defaultLauncherPath();
+  const tmp = privateTmpDir(settings.privateTmpDir);
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'windows-token',
@@ -61,6 +71,7 @@ export function createWindowsTokenSandbox(settings: WindowsTokenSandboxSettings 
         launcherPath,
         sandboxId: settings.sandboxId,
         persistGrants: settings.persistGrants,
+        privateTmpDir: () => tmp.path(),
       });
       return {
         argv: plan.argv,
@@ -71,5 +82,9 @@ export function createWindowsTokenSandbox(settings: WindowsTokenSandboxSettings 
       };
     },
     classifyDenial: classifyWindowsDenial,
+    // Removes the private temporary directory, if one was made; a later plan makes a new one.
+    async close() {
+      tmp.remove();
+    },
   };
 }
