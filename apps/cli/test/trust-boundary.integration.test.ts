@@ -6,6 +6,8 @@
 //
 // Canaries and victims live under /var/tmp (outside every default writable root). Run with
 //   pnpm exec vitest run apps/cli/test/trust-boundary.integration.test.ts
+
+import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
@@ -15,6 +17,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +29,7 @@ import {
   canariesIn,
   canaryDir,
   fileHash,
+  hostEnv,
   hostGit,
   hostSession,
   initRepo,
@@ -911,6 +915,60 @@ describe('item 7: a home inside a writable root', () => {
         canariesIn(canaries),
         `the host ran what the command planted:\n${attempt.stdout}\n--- login shell:\n${login.stderr}`,
       ).toEqual([]);
+    },
+    LONG,
+  );
+
+  it(
+    'a dotfile that is a link (stow-style ~/.bashrc and ~/.gitconfig) cannot be swapped for a file (found while attacking)',
+    async () => {
+      const prepare = () => {
+        const base = varTmpDir('ux-tb-');
+        const home = join(base, 'home');
+        mkdirSync(join(home, 'dotfiles'), { recursive: true });
+        copyFileSync('/etc/skel/.profile', join(home, '.profile'));
+        copyFileSync('/etc/skel/.bashrc', join(home, 'dotfiles', 'bashrc'));
+        writeFileSync(join(home, 'dotfiles', 'gitconfig'), '[user]\n\tname = me\n');
+        symlinkSync('dotfiles/bashrc', join(home, '.bashrc'));
+        symlinkSync('dotfiles/gitconfig', join(home, '.gitconfig'));
+        const layout = uxHomeAt({
+          workspace: home,
+          uxHome: join(base, 'ux-home'),
+          home,
+          requirements: join(base, 'requirements.toml'),
+        });
+        return { home, layout, repo: initRepo(join(base, 'host-repo')) };
+      };
+      const script = (c: string) =>
+        [
+          `mv .bashrc .bashrc-moved && printf 'touch ${c}/bashrc\\n' > .bashrc`,
+          `mv .gitconfig .gitconfig-moved && printf '[core]\\n\\tfsmonitor = "${fsmonitor(`${c}/gitconfig`)}"\\n' > .gitconfig`,
+          'sleep 0.2; true',
+        ].join('\n');
+      const afterwards = (target: ReturnType<typeof prepare>) => {
+        spawnSync('bash', ['-l', '-i', '-c', 'true'], {
+          cwd: target.home,
+          env: hostEnv(target.home),
+          timeout: 20_000,
+          stdio: 'ignore',
+        });
+        hostGit(target.repo, ['status'], target.home);
+      };
+
+      const controlCanaries = canaryDir();
+      const control = prepare();
+      await uxExec(control.layout, ['--sandbox', 'danger-full-access'], script(controlCanaries));
+      afterwards(control);
+      expect(canariesIn(controlCanaries), 'control: the login shell and git read the new files').toEqual([
+        'bashrc',
+        'gitconfig',
+      ]);
+
+      const canaries = canaryDir();
+      const target = prepare();
+      const attempt = await uxExec(target.layout, [], script(canaries));
+      afterwards(target);
+      expect(canariesIn(canaries), `the host ran what the command planted:\n${attempt.stdout}`).toEqual([]);
     },
     LONG,
   );
