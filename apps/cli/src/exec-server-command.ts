@@ -1,14 +1,15 @@
 import { dirname, join } from 'node:path';
 import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import type { Requirements } from '@ux/features';
-import { ConfigError, uxRuntimeRoots } from '@ux/protocol/core';
+import { ConfigError } from '@ux/protocol/core';
 import { applyPatchBin } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
-import { configPaths, loadConfiguration } from './config-files.js';
+import { loadConfiguration } from './config-files.js';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
+import { policyProtector, sessionHostState } from './session-protection.js';
 import { UsageError } from './usage-error.js';
 
 const HELP_COMMAND = 'ux exec-server --help';
@@ -61,7 +62,6 @@ export async function execServerCommand(
   // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
   const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
   const { help: _help, ...serverSettings } = parsed;
-  const paths = configPaths(io.env);
   return await runExecServer(
     serverSettings,
     // Its commands start from its variables: never the tokens this host's ux reads (`token_env`).
@@ -71,7 +71,10 @@ export async function execServerCommand(
       prependPathDirs: helpers,
       // Every sandbox it applies keeps this host's ux state out of reach: the runtime roots (its
       // snapshots, other ux processes' files) hidden, UX_HOME and the requirements read-only.
-      hostState: { readOnly: [paths.home, paths.requirements], hidden: uxRuntimeRoots() },
+      hostState: sessionHostState(session, io.env),
+      // A private /tmp (config `private_tmp`, default on) and the repositories in each request's
+      // writable roots, protected like the workspace's own.
+      protectPolicy: policyProtector(session, io.env),
       ...deps,
     },
   );

@@ -1,5 +1,6 @@
 import {
   createSandboxRegistry,
+  type EffectivePolicy,
   type HostState,
   type SandboxRegistry,
   type Spawner,
@@ -54,6 +55,14 @@ export interface ExecServerOptions {
    * (`{ hidden: uxRuntimeRoots() }`); the CLI adds its `UX_HOME` and requirements file read-only.
    */
   hostState?: HostState;
+  /**
+   * What else this host adds to every policy it applies, after `hostState` (the CLI: a private /tmp
+   * and the repositories found in the request's writable roots). Default: nothing.
+   */
+  protectPolicy?: (
+    policy: EffectivePolicy,
+    place: { cwd: string; projectRoots?: readonly string[] },
+  ) => EffectivePolicy;
   /** How long a shell snapshot's capture may take; default 5000 ms. */
   shellSnapshotTimeoutMs?: number;
   /**
@@ -100,7 +109,14 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
           ...(options.stateDir ? { stateDir: options.stateDir } : {}),
           ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
         });
-  const deps = { spawner, selectSandbox, serverEnv, hostState, ...(snapshots ? { snapshots } : {}) };
+  const deps = {
+    spawner,
+    selectSandbox,
+    serverEnv,
+    hostState,
+    ...(options.protectPolicy ? { protectPolicy: options.protectPolicy } : {}),
+    ...(snapshots ? { snapshots } : {}),
+  };
   let shuttingDown: Promise<void> | undefined;
 
   const host = {

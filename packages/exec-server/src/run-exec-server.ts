@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  type EffectivePolicy,
   type HostState,
   type SandboxRegistry,
   type Spawner,
@@ -55,6 +56,14 @@ export interface RunExecServerDependencies {
   prependPathDirs?: readonly string[];
   /** This host's ux files every sandbox keeps out of reach; default the runtime roots hidden. */
   hostState?: HostState;
+  /**
+   * What else this host adds to every policy it applies, after `hostState` (the CLI: a private /tmp
+   * and the repositories found in the request's writable roots). Default: nothing.
+   */
+  protectPolicy?: (
+    policy: EffectivePolicy,
+    place: { cwd: string; projectRoots?: readonly string[] },
+  ) => EffectivePolicy;
 }
 
 /**
@@ -95,6 +104,7 @@ export async function runExecServer(
     ...(deps.spawner ? { spawner: deps.spawner } : {}),
     ...(deps.prependPathDirs ? { prependPathDirs: deps.prependPathDirs } : {}),
     ...(deps.hostState ? { hostState: deps.hostState } : {}),
+    ...(deps.protectPolicy ? { protectPolicy: deps.protectPolicy } : {}),
     sandboxRegistry: registry,
     platform: io.platform,
     environment: io.env,

@@ -3,6 +3,7 @@ import {
   type DecodedSandboxContext,
   decodeEnvPolicy,
   decodeSandboxContext,
+  type EffectivePolicy,
   type ExecParams,
   type ExecProcess,
   type HostState,
@@ -31,6 +32,11 @@ export interface StartDependencies {
   snapshots?: ShellSnapshotStore;
   /** This host's ux files every sandboxed start keeps out of reach (`withHostState`). */
   hostState?: HostState;
+  /** What else the host adds to every policy (`ExecServerOptions.protectPolicy`). */
+  protectPolicy?: (
+    policy: EffectivePolicy,
+    place: { cwd: string; projectRoots?: readonly string[] },
+  ) => EffectivePolicy;
 }
 
 export interface StartedProcess {
@@ -56,6 +62,15 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     decodeParams(() => decodeSandboxContext(params.sandbox)),
     deps.hostState,
   );
+  if (wanted && deps.protectPolicy)
+    wanted = {
+      ...wanted,
+      policy: deps.protectPolicy(wanted.policy, {
+        cwd,
+        ...(wanted.projectRoots ? { projectRoots: wanted.projectRoots } : {}),
+      }),
+    };
+  let hostPaths: string[] = [];
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
   if (arg0 !== undefined && wanted) {
@@ -72,7 +87,11 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
       ...(params.envPolicy ? { envPolicy: decodeEnvPolicy(params.envPolicy) } : {}),
     });
     argv = launch.argv;
-    if (launch.file && wanted) wanted = readableSnapshot(wanted, launch.file);
+    if (launch.file && wanted) {
+      wanted = readableSnapshot(wanted, launch.file);
+      // Bound in read-only after every mask: the snapshot lives in the runtime root sandboxes hide.
+      hostPaths = [launch.file];
+    }
   }
   const request = {
     argv,
@@ -102,7 +121,15 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     spawn: start,
     plan: async () => {
       try {
-        return await choice.backend.plan({ argv, cwd, env, policy, projectRoots, tty: params.tty });
+        return await choice.backend.plan({
+          argv,
+          cwd,
+          env,
+          policy,
+          projectRoots,
+          tty: params.tty,
+          ...(hostPaths.length > 0 ? { hostPaths } : {}),
+        });
       } catch (error) {
         if (InvalidArgumentsError.isInstance(error)) throw invalidParams(`sandbox: ${error.message}`);
         if (SandboxUnavailableError.isInstance(error))

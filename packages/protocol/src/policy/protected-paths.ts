@@ -14,6 +14,11 @@ export interface ProtectedPath {
   kind: 'file' | 'dir' | 'symlink' | 'missing';
   /** The threat this path answers. */
   why: string;
+  /**
+   * A `read` entry of the policy itself, not a name ux protects: a deeper writable entry inside it
+   * still wins (the most specific entry does), where nothing re-grants a protected name.
+   */
+  fromPolicy?: true;
 }
 
 /** Agent metadata directories: instructions and skills an agent must not rewrite for its future self. */
@@ -84,6 +89,12 @@ export interface ProtectedPathsOptions {
    * the root, are read-only (a program planted there shadows the real one at the next shell).
    */
   pathDirectories?: readonly string[];
+  /**
+   * The session's workspaces (project roots, the command's directory): a `.git` created in a directory
+   * between the root and a workspace would become the repository around the workspace, so each such
+   * missing `.git` is guarded like the root's own.
+   */
+  workspaces?: readonly string[];
 }
 
 type PathApi = typeof posix;
@@ -120,6 +131,21 @@ export function protectedPaths(
   protectWorkTree(root, where, true);
   for (const repository of options.repositories ?? []) {
     if (repository !== root && isBelow(repository, root, api)) protectWorkTree(repository, where, false);
+  }
+  // git looks for the repository around a directory by walking up: a new .git in any directory
+  // between the root and a workspace would be found first (`git init ..`, an apply_patch adding
+  // ../.git/config), so those are guarded too (when the workspace has no .git of its own nothing
+  // stops the walk there).
+  for (const workspace of options.workspaces ?? []) {
+    if (!isBelow(workspace, root, api)) continue;
+    for (let dir = api.dirname(workspace); dir !== root && isBelow(dir, root, api); dir = api.dirname(dir)) {
+      const gitPath = api.join(dir, '.git');
+      if (fs.kind(gitPath) === undefined)
+        add(
+          gitPath,
+          'a new git directory above the workspace would become its repository, with its own config and hooks',
+        );
+    }
   }
   if (options.homeDir && api === posix) {
     for (const name of ['.gitconfig', '.config/git/config']) {

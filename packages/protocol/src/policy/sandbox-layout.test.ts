@@ -508,3 +508,52 @@ describe('resolveSandboxLayout: ux’s own state and a private /tmp', () => {
     expect(layout.privateTmp).toBe(false);
   });
 });
+
+describe('protectedEntryFor: the most specific policy entry wins over a policy read entry', () => {
+  it('keeps a writable entry inside a read entry writable, and a protected name inside it protected', () => {
+    const fs = memoryFsView({ '/p/docs/drafts/.git/config': '', '/p/docs/x.md': '' });
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'root' }, access: 'read' },
+            { path: { type: 'path', path: '/p' }, access: 'write' },
+            { path: { type: 'path', path: '/p/docs' }, access: 'read' },
+            { path: { type: 'path', path: '/p/docs/drafts' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      },
+      { cwd: '/p' },
+      fs,
+    );
+    expect(protectedEntryFor(layout, '/p/docs/x.md')?.why).toBe('read-only entry of the policy');
+    expect(protectedEntryFor(layout, '/p/docs/drafts/new.md')).toBeUndefined();
+    expect(protectedEntryFor(layout, '/p/docs/drafts/.git/config')?.why).toMatch(/git configuration/);
+  });
+});
+
+describe('protectedPaths: a .git above the workspace', () => {
+  it('guards a missing .git in every directory between the writable root and the workspace', () => {
+    const fs = memoryFsView({ '/p/a/ws/src/': '', '/p/b/': '' });
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'root' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+            { path: { type: 'path', path: '/p' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      },
+      { cwd: '/p/a/ws' },
+      fs,
+    );
+    for (const path of ['/p/.git/config', '/p/a/.git', '/p/a/.git/HEAD', '/p/a/ws/.git/hooks/x'])
+      expect(protectedEntryFor(layout, path)?.path, path).toBeDefined();
+    expect(protectedEntryFor(layout, '/p/b/.git')).toBeUndefined();
+  });
+});

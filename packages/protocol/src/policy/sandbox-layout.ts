@@ -97,12 +97,14 @@ export function resolveSandboxLayout(
   // `/` written as a writable root means full-disk write: nothing narrower is protected by a bind.
   const roots = [...writable].sort((a, b) => depth(a, style) - depth(b, style) || a.localeCompare(b));
   const hostReadOnly = (policy.hostState?.readOnly ?? []).map(canonical);
+  const workspaces = [...new Set([context.cwd, ...(context.projectRoots ?? [])].map(canonical))];
   const repositories = (policy.knownRepositories ?? []).map(canonical);
   for (const root of roots) {
     const readOnly = protectedPaths(root, fs, {
       ...options,
       pathStyle: style,
       ...(repositories.length > 0 ? { repositories } : {}),
+      workspaces,
     });
     for (const path of hostReadOnly) {
       if (!isUnder(path, root, style) || samePath(path, root, style)) continue;
@@ -121,6 +123,7 @@ export function resolveSandboxLayout(
           path,
           kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind,
           why: 'read-only entry of the policy',
+          fromPolicy: true,
         });
       }
     }
@@ -152,7 +155,20 @@ export function protectedEntryFor(
   }
   for (const { root, readOnly } of layout.writableRoots) {
     if (!isUnder(path, root, pathStyle)) continue;
-    const entry = readOnly.find((candidate) => isUnder(path, candidate.path, pathStyle));
+    const entry = readOnly.find(
+      (candidate) =>
+        isUnder(path, candidate.path, pathStyle) &&
+        // A policy's own read entry yields to a deeper writable root inside it (most specific wins).
+        !(
+          candidate.fromPolicy &&
+          layout.writableRoots.some(
+            (deeper) =>
+              isUnder(deeper.root, candidate.path, pathStyle) &&
+              deeper.root !== candidate.path &&
+              isUnder(path, deeper.root, pathStyle),
+          )
+        ),
+    );
     if (entry) return entry;
   }
   return undefined;
