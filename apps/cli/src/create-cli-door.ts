@@ -109,11 +109,14 @@ async function composeDoor(
     cwd: options.cwd,
     ...(options.onServerLog ? { onServerLog: options.onServerLog } : {}),
   });
+  // The session's backends: closed with the door (the bwrap backend's guard, runtime files and private
+  // /tmp go then), unless the caller handed its own registry and owns its life.
+  const ownRegistry = options.sandboxRegistry
+    ? undefined
+    : createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions);
   const orchestrator = createOrchestrator({
     environments: environments.sandboxes,
-    sandboxRegistry:
-      options.sandboxRegistry ??
-      createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions),
+    sandboxRegistry: options.sandboxRegistry ?? ownRegistry!,
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
     approvalPolicy: settings.approvalPolicy.value,
@@ -182,6 +185,15 @@ async function composeDoor(
         await door.shutdown();
         await environments.close();
         await broker?.close();
+        if (ownRegistry)
+          await Promise.all(
+            ownRegistry.ids.map((id) =>
+              ownRegistry
+                .get(id)
+                .close?.()
+                .catch(() => undefined),
+            ),
+          );
       } finally {
         unsubscribe?.();
         await proxy?.close();
