@@ -1,5 +1,10 @@
 import { shlexJoin } from '@ux/orchestrator';
-import type { ApprovalRequest, ReviewDecision, ReviewDecisionType } from '@ux/protocol/core';
+import {
+  type ApprovalRequest,
+  type ReviewDecision,
+  type ReviewDecisionType,
+  readableText,
+} from '@ux/protocol/core';
 
 /** One answer a person may give, as each front end names it. */
 export interface ApprovalChoice {
@@ -58,12 +63,14 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
     const at = choices.findIndex(
       (choice) => choice.decision.type === 'denied' || choice.decision.type === 'abort',
     );
+    // The words as a person reads them: an escape, never a control character (see approvalDetails).
+    const shown = readableText(shlexJoin(prefix));
     choices.splice(at < 0 ? choices.length : at, 0, {
       key: 'p',
       words: ['prefix', 'always'],
       value: 'approve_prefix',
-      label: `always allow \`${shlexJoin(prefix)} …\``,
-      title: `Always allow commands starting with: ${shlexJoin(prefix)}`,
+      label: `always allow \`${shown} …\``,
+      title: `Always allow commands starting with: ${shown}`,
       decision: { type: 'approved_execpolicy_amendment', amendment: [...prefix] },
     });
   }
@@ -75,6 +82,7 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
  * it for the session, deny this connection, or abort (which also stops asking about the host).
  */
 function networkChoices(request: ApprovalRequest, host: string): ApprovalChoice[] {
+  const shown = readableText(host);
   const all: (Omit<ApprovalChoice, 'label'> & { type: ReviewDecisionType })[] = [
     {
       key: 'y',
@@ -88,7 +96,7 @@ function networkChoices(request: ApprovalRequest, host: string): ApprovalChoice[
       key: 'a',
       words: ['session'],
       value: 'approve_for_session',
-      title: `Allow ${host} for this session`,
+      title: `Allow ${shown} for this session`,
       type: 'approved_for_session',
       decision: { type: 'approved_for_session' },
     },
@@ -96,7 +104,7 @@ function networkChoices(request: ApprovalRequest, host: string): ApprovalChoice[
       key: 'd',
       words: ['never'],
       value: 'deny_for_session',
-      title: `Deny ${host} for this session`,
+      title: `Deny ${shown} for this session`,
       type: 'network_policy_amendment',
       decision: { type: 'network_policy_amendment', amendment: { host, action: 'deny' } },
     },

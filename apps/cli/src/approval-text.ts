@@ -1,5 +1,5 @@
 import { shlexJoin } from '@ux/orchestrator';
-import type { ApprovalRequest } from '@ux/protocol/core';
+import { type ApprovalRequest, hasInvisibleText, readableText, visibleJson } from '@ux/protocol/core';
 
 /** Where approved prefixes are saved, for the text of the "always allow" answer. */
 export interface ApprovalTextOptions {
@@ -10,7 +10,7 @@ export interface ApprovalTextOptions {
 export function approvalHeadline(request: ApprovalRequest): string {
   const network = request.network_approval_context;
   if (network && !request.retry)
-    return `a sandboxed command wants to reach ${network.host}${network.port ? `:${network.port}` : ''}; allow it?`;
+    return `a sandboxed command wants to reach ${readableText(network.host)}${network.port ? `:${network.port}` : ''}; allow it?`;
   // An exec the zsh fork intercepted inside an approved command: one program, asked on its own.
   if (request.approval_id !== undefined) return 'a running command wants to start this program; allow it?';
   if (request.command[0] === 'apply_patch') return 'apply this patch? (ux writes the files itself)';
@@ -23,9 +23,30 @@ export function approvalHeadline(request: ApprovalRequest): string {
 /**
  * What a person needs to answer an approval: the command as typed, why ux asks, what the model said,
  * and what approving does to the sandbox. The terminal prompt and MCP elicitation both show these.
+ *
+ * Every text that came from the command, the model or the sandbox (the command, its directory, the
+ * reasons, a host) is shown through `readableText`: a control character, a bidi override or a
+ * zero-width character in it is written as an escape (`\r`, `\e`, `\u202e`), so it can neither move
+ * the cursor nor forge a line of the question. When that happened, a `note` line says so and where.
  */
 export function approvalDetails(request: ApprovalRequest): { label: string; text: string }[] {
-  if (request.network_approval_context && !request.retry) return networkDetails(request);
+  const network = Boolean(request.network_approval_context) && !request.retry;
+  const details = network ? networkDetails(request) : execDetails(request);
+  // The command's own words count too: a patch's summary arrives escaped already, its paths do not.
+  const escaped = details
+    .filter(
+      (detail, index) =>
+        hasInvisibleText(detail.text) ||
+        (index === 0 && !network && hasInvisibleText(request.command.join(' '))),
+    )
+    .map((detail) => detail.label);
+  const shown = details.map((detail) => ({ label: detail.label, text: readableText(detail.text) }));
+  shown.push({ label: 'sandbox', text: sandboxEffect(request) });
+  if (escaped.length > 0) shown.push({ label: 'note', text: escapedNote(escaped) });
+  return shown;
+}
+
+function execDetails(request: ApprovalRequest): { label: string; text: string }[] {
   const details = [
     {
       label:
@@ -43,7 +64,6 @@ export function approvalDetails(request: ApprovalRequest): { label: string; text
   // A retry's `reason` is the gates' stock question; a first request's may be the model's own words.
   if (!request.retry && request.reason && request.reason !== why)
     details.push({ label: 'model', text: request.reason });
-  details.push({ label: 'sandbox', text: sandboxEffect(request) });
   return details;
 }
 
@@ -54,16 +74,32 @@ function networkDetails(request: ApprovalRequest): { label: string; text: string
   ];
   details.push({ label: 'in', text: request.cwd });
   if (request.reason) details.push({ label: 'why', text: request.reason });
-  details.push({ label: 'sandbox', text: sandboxEffect(request) });
   return details;
+}
+
+const ESCAPED_NAMES: Record<string, string> = {
+  command: 'the command',
+  program: 'the program',
+  patch: 'the patch',
+  in: 'the directory',
+  why: 'the reason',
+  model: "the model's words",
+  host: 'the host',
+};
+
+/** The line that tells the reader which texts show escapes instead of characters. */
+function escapedNote(labels: readonly string[]): string {
+  const names = labels.map((label) => ESCAPED_NAMES[label] ?? label);
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
+  return `${list} ${names.length === 1 ? 'holds' : 'hold'} control or invisible characters, shown as escapes (\\r, \\e, \\u202e; \\\\ is one backslash)`;
 }
 
 /** What approving means for the sandbox, in plain words. */
 export function sandboxEffect(request: ApprovalRequest): string {
   if (request.network_approval_context)
     return request.retry
-      ? `approving lets it reach ${request.network_approval_context.host}`
-      : `approving lets sandboxed commands reach ${request.network_approval_context.host} through ux's proxy (once, or for this session); nothing else of the sandbox changes`;
+      ? `approving lets it reach ${readableText(request.network_approval_context.host)}`
+      : `approving lets sandboxed commands reach ${readableText(request.network_approval_context.host)} through ux's proxy (once, or for this session); nothing else of the sandbox changes`;
   if (request.command[0] === 'apply_patch')
     return request.unsandboxed === 'now'
       ? 'approving lets ux write these files outside the sandbox'
@@ -86,7 +122,8 @@ export function ruleEffect(
   request: ApprovalRequest,
   options: ApprovalTextOptions,
 ): string {
-  const words = prefix.map((word) => JSON.stringify(word)).join(', ');
+  // The words as the rule file spells them, with invisible characters as JSON escapes.
+  const words = prefix.map((word) => visibleJson(word)).join(', ');
   const where = request.amendment_unsandboxed === false ? 'in the sandbox' : 'OUTSIDE the sandbox';
-  return `saves prefix_rule(pattern=[${words}], decision="allow") to ${options.ruleFile}; from then on every command starting with \`${shlexJoin(prefix)}\` runs without asking, ${where} (delete the line to undo)`;
+  return `saves prefix_rule(pattern=[${words}], decision="allow") to ${readableText(options.ruleFile)}; from then on every command starting with \`${readableText(shlexJoin(prefix))}\` runs without asking, ${where} (delete the line to undo)`;
 }

@@ -1,4 +1,4 @@
-import type { UxEvent } from '@ux/protocol/core';
+import { readableText, type UxEvent } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import type { Terminal } from './terminal.js';
 
@@ -51,7 +51,7 @@ export async function attachSession(
       terminal.write(event.chunk);
     }
     if (event.type === 'sandbox_notice' && event.process_id === id)
-      terminal.write(`\r\n[ux sandbox: ${event.message}]\r\n`);
+      terminal.write(`\r\n[ux sandbox: ${readableText(event.message)}]\r\n`);
     if (event.type === 'exec_command_end' && event.process_id === id)
       finish({ kind: 'exited', exitCode: event.exit_code });
   });

@@ -1,7 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
-import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies, UxError } from '@ux/protocol/core';
+import {
+  type ApprovalPolicy,
+  readableText,
+  sandboxModes,
+  simpleApprovalPolicies,
+  UxError,
+  visibleJson,
+} from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
 import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
@@ -125,23 +132,27 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     reviewer: terminal
       ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
       : createNoTerminalReviewer(io.stderr),
-    onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
+    onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
   });
 
   // --json is a stream of JSON lines: the results, and each exchange through the session's network
   // proxy as it ends (a `network_access` event), so a denied host is on record beside the command.
   const stopNetworkEvents = values.json
     ? door.onEvent((event) => {
-        if (event.type === 'network_access') io.stdout(`${JSON.stringify(event)}\n`);
+        if (event.type === 'network_access') io.stdout(`${visibleJson(event)}\n`);
       })
     : undefined;
 
   let calls = 0;
   const nextCall = () => `ux-exec-${++calls}`;
   const tty = values.tty ?? false;
+  // A receipt's output is the command's data, printed as it came; JSON lines carry no invisible
+  // character, and a failure (ux's own line, quoting the command) shows escapes.
   const print = (response: ToolResponse) =>
     io.stdout(
-      values.json ? `${JSON.stringify(response.result ?? { error: response.text })}\n` : `${response.text}\n`,
+      values.json
+        ? `${visibleJson(response.result ?? { error: response.text })}\n`
+        : `${response.success ? response.text : readableText(response.text)}\n`,
     );
   const stop = onStopSignals(door, { person: terminal !== undefined });
   const finish = async (work: Promise<number>): Promise<number> => {

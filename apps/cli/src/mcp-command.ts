@@ -15,6 +15,7 @@ import {
   NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type Reviewer,
+  readableText,
   sandboxModes,
   simpleApprovalPolicies,
 } from '@ux/protocol/core';
@@ -160,7 +161,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
           id: 'mcp-no-elicitation',
           review: async (request) => {
             log(
-              `ux mcp: \`${request.display_command ?? request.command.join(' ')}\` needs approval and the client cannot be asked: refused\n`,
+              `ux mcp: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval and the client cannot be asked: refused\n`,
             );
             throw new NoReviewerError(
               'the MCP client does not support elicitation; approve with a client that does, or start ux mcp with --approval / --sandbox so that none is needed',
@@ -175,7 +176,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       env: io.env,
       platform: io.platform,
       reviewer,
-      onWarning: (message) => log(`ux mcp: warning: ${message}\n`),
+      onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
     });
     // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
     // `info` when it went through, `warning` when it was refused.

@@ -5,6 +5,7 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
+  readableText,
 } from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
@@ -58,9 +59,9 @@ export function createElicitationReviewer(
         return chosen ? chosen.decision : { type: 'denied' };
       } catch (error) {
         if (signal.aborted) return { type: 'abort' };
-        const reason = `the MCP client did not answer the elicitation request: ${
-          error instanceof Error ? error.message : String(error)
-        }`;
+        const reason = `the MCP client did not answer the elicitation request: ${readableText(
+          error instanceof Error ? error.message : String(error),
+        )}`;
         log(`ux mcp: ${reason}; not run\n`);
         throw new NoReviewerError(reason, { cause: error });
       }

@@ -3,7 +3,14 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
-import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS, UxError } from '@ux/protocol/core';
+import {
+  type LaunchPlan,
+  readableText,
+  type SandboxNotice,
+  TERMINATE_GRACE_MS,
+  UxError,
+  visibleJson,
+} from '@ux/protocol/core';
 import { withNetworkProxy } from './cli-session.js';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import type { Io } from './io.js';
@@ -116,7 +123,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
             {
               platform: io.platform,
               env: io.env,
-              onWarning: (message) => io.stderr(`ux: warning: ${message}\n`),
+              onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
             },
           )
           .catch((error: unknown) => {
@@ -124,7 +131,7 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
             throw error;
           })
       : undefined;
-  const stopLog = log && proxy?.onAccess((event) => log.write(`${JSON.stringify(event)}\n`));
+  const stopLog = log && proxy?.onAccess((event) => log.write(`${visibleJson(event)}\n`));
   try {
     const effective = proxy ? withNetworkProxy(policy, proxy.endpoint) : policy;
     const plan = await backend.plan({
@@ -139,7 +146,8 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       tty,
     });
     // What the sandbox takes back (a protected path the command created) is said on stderr at once.
-    const say = (notice: SandboxNotice) => io.stderr(`${tty ? '\r\n' : ''}ux sandbox: ${notice.message}\n`);
+    const say = (notice: SandboxNotice) =>
+      io.stderr(`${tty ? '\r\n' : ''}ux sandbox: ${readableText(notice.message)}\n`);
     plan.onNotice?.(say);
     try {
       return await run(plan, tty);

@@ -1,4 +1,4 @@
-import { didYouMean } from '@ux/protocol/core';
+import { didYouMean, readableText } from '@ux/protocol/core';
 import type { ProcessInfo, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
 import type { Terminal } from './terminal.js';
@@ -95,7 +95,7 @@ async function runCommand(
         { session_id: id, yield_time_ms: wait },
         { callId: state.nextCall() },
       );
-      terminal.write(`${response.text}\n`);
+      terminal.write(`${shownResponse(response)}\n`);
       return;
     }
     case 'send': {
@@ -111,7 +111,7 @@ async function runCommand(
         { session_id: id, chars: decodeEscapes(text) },
         { callId: state.nextCall() },
       );
-      terminal.write(`${response.text}\n`);
+      terminal.write(`${shownResponse(response)}\n`);
       return;
     }
     case 'attach': {
@@ -132,7 +132,7 @@ async function runCommand(
         );
       const callId = state.nextCall();
       const response = await door.execCommand({ cmd }, { callId });
-      terminal.write(`${response.text}\n`);
+      terminal.write(`${shownResponse(response)}\n`);
       const id = response.result?.session_id;
       if (id !== undefined) {
         state.calls.set(id, { callId, tty: false });
@@ -143,6 +143,15 @@ async function runCommand(
     default:
       throw new PromptError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; type "help"`);
   }
+}
+
+/**
+ * A receipt as it is (its output is the command's data, shown as the command wrote it; its notices
+ * are escaped where they are made); a failure, which is ux's own line quoting the command's words,
+ * with escapes instead of control characters.
+ */
+function shownResponse(response: { text: string; success: boolean }): string {
+  return response.success ? response.text : readableText(response.text);
 }
 
 /** A mistake in what was typed: shown as it is, without the "failed" of an unexpected error. */
@@ -160,9 +169,10 @@ function listText(live: readonly ProcessInfo[]): string {
     ...live.map((p) => [
       String(p.sessionId),
       p.tty ? 'tty' : 'pipe',
-      p.environment,
-      p.sandbox,
-      p.command.join(' '),
+      readableText(p.environment),
+      readableText(p.sandbox),
+      // The command's words: a control character in them would rewrite the table.
+      readableText(p.command.join(' ')),
     ]),
   ];
   const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)));

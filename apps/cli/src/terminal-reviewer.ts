@@ -4,6 +4,8 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
+  readableText,
+  visibleJson,
 } from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
@@ -87,7 +89,7 @@ async function ask(
       screen.write(`${choice.key}: ${choice.label}\n`);
       return choice.decision;
     }
-    prompt = `\r\x1b[K${JSON.stringify(key)} is not an answer; press ${choices.map((c) => c.key).join('/')}: `;
+    prompt = `\r\x1b[K${visibleJson(key)} is not an answer; press ${choices.map((c) => c.key).join('/')}: `;
   }
 }
 
@@ -104,9 +106,10 @@ export function createNoTerminalReviewer(stderr: (text: string) => void): Review
       const error = new NoReviewerError(
         'stdin is not a terminal; run ux in a terminal, or choose --approval / --sandbox so that none is needed',
       );
+      // The command's words and the reason as escapes, never as control characters (approvalDetails).
       stderr(
-        `ux: \`${request.display_command ?? request.command.join(' ')}\` needs approval${
-          request.policy_reason ? ` (${request.policy_reason})` : ''
+        `ux: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval${
+          request.policy_reason ? ` (${readableText(request.policy_reason)})` : ''
         }: ${error.message}\n`,
       );
       throw error;

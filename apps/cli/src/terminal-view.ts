@@ -1,4 +1,4 @@
-import { MIN_YIELD_TIME_MS, type UxEvent } from '@ux/protocol/core';
+import { MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
@@ -79,14 +79,18 @@ export async function runTerminalView(
   }
   if ((!response.success && !response.aborted) || !result) {
     releaseKeys();
-    // People get the reason; the model's wrapper around it names an argv they did not type.
-    terminal.write(`ux: ${response.error ? `not run: ${response.error.message}` : response.text}\n`);
+    // People get the reason; the model's wrapper around it names an argv they did not type. Either may
+    // quote the command's words: escapes, never control characters, on ux's own line.
+    terminal.write(
+      `ux: ${readableText(response.error ? `not run: ${response.error.message}` : response.text)}\n`,
+    );
     return 1;
   }
   if (result.session_id !== undefined)
     terminal.write(attachStatus({ sessionId: result.session_id, tty: command.tty }));
   if (result.output !== '') terminal.write(result.output);
-  for (const notice of result.sandbox_notices ?? []) terminal.write(`[ux sandbox: ${notice}]\n`);
+  for (const notice of result.sandbox_notices ?? [])
+    terminal.write(`[ux sandbox: ${readableText(notice)}]\n`);
   if (result.session_id === undefined) {
     releaseKeys();
     if (result.output !== '' && !result.output.endsWith('\n')) terminal.write('\n');

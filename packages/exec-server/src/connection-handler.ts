@@ -5,6 +5,7 @@ import {
   initializeParamsSchema,
   parseWireMessage,
   type RequestId,
+  readableText,
   readParamsSchema,
   resizeParamsSchema,
   signalParamsSchema,
@@ -186,7 +187,7 @@ export class ConnectionHandler {
     } catch (error) {
       if (error instanceof RpcError) this.replyError(id, error.code, error.message);
       else {
-        this.host.log(`exec-server: ${method} failed: ${(error as Error).stack ?? String(error)}`);
+        this.host.log(`exec-server: ${method} failed: ${logText(error)}`);
         this.replyError(id, WireErrorCode.InternalError, `${method} failed: ${(error as Error).message}`);
       }
     }
@@ -257,4 +258,14 @@ export class ConnectionHandler {
   private replyError(id: RequestId, code: number, message: string): void {
     this.send({ error: { code, message }, id });
   }
+}
+
+/**
+ * An unexpected error for the server's log: its message (which may quote a command's words, say a
+ * program that failed to start) with escapes instead of control characters, then the stack's frames.
+ */
+function logText(error: unknown): string {
+  if (!(error instanceof Error)) return readableText(String(error));
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  return [`${error.name}: ${readableText(error.message)}`, ...frames.map(readableText)].join('\n');
 }

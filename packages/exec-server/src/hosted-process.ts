@@ -4,6 +4,7 @@ import {
   type LaunchPlan,
   type OutputStream,
   type ReadResult,
+  readableText,
   type SandboxBackend,
   StdinClosedError,
   type TerminalSize,
@@ -85,11 +86,12 @@ export class HostedProcess {
     this.notify = options.notify;
     this.process.onOutput((chunk, source) => this.onOutput(chunk, this.tty ? 'pty' : (source ?? 'stdout')));
     // What the sandbox takes back (a protected path the command created) reaches the client the way
-    // anything else the command sees does: as a line of its output.
+    // anything else the command sees does: as a line of its output, ux's own, so what the command
+    // chose in it (a path) is shown as escapes, never as control characters.
     this.sandbox?.plan.onNotice?.((notice) => {
       const newline = this.tty ? '\r\n' : '\n';
       this.onOutput(
-        Buffer.from(`${newline}[ux sandbox: ${notice.message}]${newline}`, 'utf8'),
+        Buffer.from(`${newline}[ux sandbox: ${readableText(notice.message)}]${newline}`, 'utf8'),
         this.tty ? 'pty' : 'stderr',
       );
     });

@@ -155,6 +155,7 @@ export {
 } from './runtime/ux-runtime-dir.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
 export { prependPathLine } from './text/prepend-path-line.js';
+export { readableText, visibleJson } from './text/readable-text.js';
 export { hasInvisibleText, visibleText } from './text/visible-text.js';
 export {
   type WindowsCommandLineOptions,

@@ -567,6 +567,11 @@ describe('ux-path-guard through createPathGuard', () => {
     await waitFor(() => notices.length === 1, 'the notice');
     expect(notices[0]?.path).toBe(join(ws, name));
     expect(readFileSync(notices[0]?.movedTo ?? '', 'utf8')).toBe('x');
+    // The message is one line for people and models: the path's control characters as escapes.
+    expect(notices[0]?.message).toMatch(
+      /^the command created \/\S*\/a dir\\nwith a newline\/\.odd\\tname\\n \(odd\); .* ux moved it to \/\S+\\n\. /,
+    );
+    expect(notices[0]?.message).not.toMatch(/[\t\n]/);
     // One entry is one line in the log: tabs and newlines are escaped.
     const log = readFileSync(join(quarantine, 'quarantine.log'), 'utf8');
     expect(log.split('\n')).toHaveLength(2);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
+import { readableText, type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
 
 /** A protected name that does not exist yet: the entry `name` directly inside the directory `dir`. */
 export interface GuardTarget {
@@ -161,25 +161,28 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
       case 'F': {
         if (registration.state !== 'live' && registration.state !== 'stopping') return;
         const why = registration.whyByPath.get(a) ?? 'a protected path';
+        // The paths are the command's choice (a name under a directory it made): escapes in the
+        // message, never control characters; `path` and `movedTo` stay as they are (data).
+        const shown = readableText(a);
         if (type === 'Q') {
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
             movedTo: b,
-            message: `the command created ${a} (${why}); a sandboxed command may not create it, so ux moved it to ${b}. Create it outside the sandbox, or ask to run the command without the sandbox.`,
+            message: `the command created ${shown} (${why}); a sandboxed command may not create it, so ux moved it to ${readableText(b)}. Create it outside the sandbox, or ask to run the command without the sandbox.`,
           });
         } else if (type === 'X') {
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
-            message: `the command created ${a} (${why}); a sandboxed command may not create it, so ux removed it. Create it outside the sandbox, or ask to run the command without the sandbox.`,
+            message: `the command created ${shown} (${why}); a sandboxed command may not create it, so ux removed it. Create it outside the sandbox, or ask to run the command without the sandbox.`,
           });
         } else {
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
             error: b,
-            message: `the command created ${a} (${why}) and ux could not take it away: ${b}. Remove it before running git or an agent there.`,
+            message: `the command created ${shown} (${why}) and ux could not take it away: ${readableText(b)}. Remove it before running git or an agent there.`,
           });
         }
         return;
@@ -251,7 +254,7 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
           kind: 'protected_path_undone',
           path,
           error: GUARD_STOPPED_ERROR,
-          message: `ux's path guard ${reason} while the command ran, so ${path} and the other protected paths of this command are no longer watched; check that the command did not create them before running git or an agent there.`,
+          message: `ux's path guard ${reason} while the command ran, so ${readableText(path)} and the other protected paths of this command are no longer watched; check that the command did not create them before running git or an agent there.`,
         });
         registration.state = 'done';
         registration.stopDone?.();

@@ -10,7 +10,14 @@ import {
   planPatch,
   touchedPaths,
 } from '@ux/apply-patch';
-import { canonicalize, nodeFsView, type PatchChange } from '@ux/protocol/core';
+import {
+  canonicalize,
+  hasInvisibleText,
+  nodeFsView,
+  type PatchChange,
+  readableText,
+  visibleText,
+} from '@ux/protocol/core';
 import type { DoorContext } from './door-context.js';
 import type { CallContext, ToolResponse } from './tool-response.js';
 
@@ -58,7 +65,7 @@ export async function interceptApplyPatch(
     });
     if (decision.action === 'refuse')
       return {
-        ...refused(`apply_patch rejected: ${decision.reason}`),
+        ...refused(`apply_patch rejected: ${readableText(decision.reason)}`),
         ...(decision.aborted ? { interruptTurn: true } : {}),
       };
 
@@ -143,14 +150,19 @@ function patchChanges(plan: PatchPlan): PatchChange[] {
   }));
 }
 
-/** `A new.txt`, `M src/x.ts → src/y.ts`, `D old.txt`: what the person asked is shown. */
+/**
+ * `A new.txt`, `M src/x.ts → src/y.ts`, `D old.txt`: what the person asked is shown, one line per
+ * file. When a name holds a newline, a terminal escape or another invisible character, every line is
+ * shown through `visibleText` (backslashes doubled throughout, so the lines read alike; the prompt
+ * says so, from the raw paths of the request).
+ */
 function summaryLines(plan: PatchPlan): string {
   const letter = { add: 'A', update: 'M', delete: 'D' } as const;
-  return plan.changes
-    .map((change) => {
-      const path = relative(plan.cwd, change.path) || change.path;
-      const moved = change.movedTo === undefined ? '' : ` → ${relative(plan.cwd, change.movedTo)}`;
-      return `${letter[change.kind]} ${path}${moved} (+${change.added} −${change.removed})`;
-    })
-    .join('\n');
+  const lines = plan.changes.map((change) => {
+    const path = relative(plan.cwd, change.path) || change.path;
+    const moved = change.movedTo === undefined ? '' : ` → ${relative(plan.cwd, change.movedTo)}`;
+    return `${letter[change.kind]} ${path}${moved} (+${change.added} −${change.removed})`;
+  });
+  const escaped = lines.some(hasInvisibleText);
+  return lines.map((line) => (escaped ? visibleText(line) : line)).join('\n');
 }

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
-import { encodeEnvPolicy, prependPathLine, UxError } from '@ux/protocol/core';
+import { encodeEnvPolicy, prependPathLine, readableText, UxError } from '@ux/protocol/core';
 import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment } from './build-environment.js';
@@ -150,7 +150,8 @@ function noteRerun(outcome: OrchestratorOutcome<Launched>, notices: SandboxNotic
 }
 
 function launchFailure(tool: string, argv: readonly string[], error: unknown): ToolResponse {
-  const message = error instanceof Error ? error.message : String(error);
+  // The reason may quote the command's words (a policy rule's match, a program that failed to start).
+  const message = readableText(error instanceof Error ? error.message : String(error));
   return failure(
     `${tool} failed for \`${commandPreview(argv)}\`: ${message}`,
     UxError.isInstance(error) ? error : undefined,

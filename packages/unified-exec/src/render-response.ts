@@ -1,4 +1,4 @@
-import type { ExecResult } from '@ux/protocol/core';
+import { type ExecResult, readableText } from '@ux/protocol/core';
 import { CollectedOutput } from './collected-output.js';
 
 /** Six random lowercase hex characters: a label for one piece of output, not a secret. */
@@ -30,7 +30,9 @@ export function renderResponseText(parts: ResponseParts): string {
   lines.push(`Wall time: ${(parts.wallTimeMs / 1000).toFixed(4)} seconds`);
   if (parts.exitCode !== undefined) lines.push(`Process exited with code ${parts.exitCode}`);
   if (parts.sessionId !== undefined) lines.push(`Process running with session ID ${parts.sessionId}`);
-  for (const notice of parts.notices ?? []) lines.push(`Sandbox: ${notice}`);
+  // A notice is one line of ux's (escaped where it was made; again here, which changes nothing then);
+  // the output after `Output:` is the command's data, as it wrote it.
+  for (const notice of parts.notices ?? []) lines.push(`Sandbox: ${readableText(notice)}`);
   lines.push(`Original token count: ${parts.output.tokenCount}`);
   lines.push('Output:');
   lines.push(parts.output.truncated(parts.maxTokens));
@@ -52,7 +54,7 @@ export function renderStructured(parts: ResponseParts): ExecResult {
     original_token_count: parts.output.tokenCount,
     output_bytes: parts.output.byteLength,
     output_lines: parts.output.lineCount,
-    ...(parts.notices?.length ? { sandbox_notices: [...parts.notices] } : {}),
+    ...(parts.notices?.length ? { sandbox_notices: parts.notices.map(readableText) } : {}),
     ...(parts.sandboxDenied ? { sandbox_denied: true } : {}),
     output: parts.output.truncated(parts.maxTokens),
   };

@@ -1,16 +1,22 @@
-import type { SandboxNotice } from '@ux/protocol/core';
+import { readableText, type SandboxNotice } from '@ux/protocol/core';
 
 /**
  * What the sandboxes of one command reported (a protected path it created and the host took away),
  * over every attempt: a denied first attempt's notices are not lost when a second attempt runs.
  * Receipts show each notice once; listeners (events) see every notice, earlier ones on subscribing.
+ *
+ * A message quotes what the command chose (a path it created, its own words): whoever made it should
+ * have escaped those parts (`readableText`); a message that still holds a control, bidi or zero-width
+ * character is escaped whole here, so no notice can rewrite a terminal or forge a receipt line.
+ * The structured fields (`path`, `movedTo`) stay as they are: they are data.
  */
 export class SandboxNotices {
   private readonly all: { message: string }[] = [];
   private reported = 0;
   private readonly listeners = new Set<(notice: SandboxNotice) => void>();
 
-  add(notice: SandboxNotice): void {
+  add(raw: SandboxNotice): void {
+    const notice = { ...raw, message: readableText(raw.message) };
     this.all.push(notice);
     for (const listener of this.listeners) listener(notice);
   }
@@ -20,7 +26,7 @@ export class SandboxNotices {
    * a rerun without the sandbox); listeners do not see it.
    */
   note(message: string): void {
-    this.all.push({ message });
+    this.all.push({ message: readableText(message) });
   }
 
   onNotice(listener: (notice: SandboxNotice) => void): () => void {

@@ -21,6 +21,7 @@ import {
   type SandboxPolicy,
   type SandboxRegistry,
   SandboxUnavailableError,
+  visibleJson,
 } from '@ux/protocol/core';
 import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
 import { availableDecisions } from '../approval/available-decisions.js';
@@ -242,7 +243,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
       await settings.ruleWriter(prefix);
     } catch (error) {
       settings.onWarning?.(
-        `the rule ${JSON.stringify(prefix)} applies for this session but could not be saved: ${
+        `the rule ${visibleJson(prefix)} applies for this session but could not be saved: ${
           error instanceof Error ? error.message : String(error)
         }`,
       );

@@ -6,6 +6,7 @@ import {
   type ApprovalRequest,
   type EffectivePolicy,
   hasDenyRead,
+  readableText,
   resolveAccess,
   type SandboxPermissions,
 } from '@ux/protocol/core';
@@ -136,7 +137,8 @@ export async function decideExec(decider: ExecDecider, request: ExecDecisionRequ
     } catch (error) {
       if (ApprovalAbortedError.isInstance(error))
         return { action: 'deny', reason: 'aborted by the user', aborted: true };
-      return { action: 'deny', reason: error instanceof Error ? error.message : String(error) };
+      // A hook's or reviewer's words may quote the command; the wrapper prints this on its stderr.
+      return { action: 'deny', reason: readableText(error instanceof Error ? error.message : String(error)) };
     }
   }
 

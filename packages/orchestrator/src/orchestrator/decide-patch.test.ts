@@ -82,6 +82,15 @@ describe('decidePatch', () => {
     });
   });
 
+  it('names a refused path with escapes, never with its control characters', async () => {
+    const { decide, workspace } = setup({ policy: DENY_READ });
+    const decision = await decide([join(workspace, 'w\x1b]0;owned\x07\rx.env')]);
+    expect(decision).toEqual({
+      action: 'refuse',
+      reason: `${workspace}/w\\e]0;owned\\x07\\rx.env is hidden by the deny-read policy; the patch was not applied`,
+    });
+  });
+
   it('refuses protected names of a workspace that lies inside another writable root', async () => {
     // The workspace is below a --writable-root parent (the temp dir): two writable roots hold its
     // .git/config, and the outer one has no entry for it.

@@ -8,6 +8,7 @@ import {
   isUnder,
   nodeFsView,
   protectedEntryFor,
+  readableText,
   resolveSandboxLayout,
 } from '@ux/protocol/core';
 import { ApprovalAbortedError } from '../approval/approval-aborted-error.js';
@@ -69,7 +70,7 @@ export async function decidePatch(
     if (layout.unreadable.some((hidden) => isUnder(path, hidden)) || globs.some((glob) => glob.test(path)))
       return {
         action: 'refuse',
-        reason: `${path} is hidden by the deny-read policy; the patch was not applied`,
+        reason: `${readableText(path)} is hidden by the deny-read policy; the patch was not applied`,
       };
     // Protected when any writable root that holds it protects it: a workspace inside /tmp keeps its
     // own .git/config read-only though /tmp, the outer root, has no such entry.
@@ -77,7 +78,7 @@ export async function decidePatch(
     if (protectedEntry)
       return {
         action: 'refuse',
-        reason: `${path} is protected (${protectedEntry.why}); the patch was not applied`,
+        reason: `${readableText(path)} is protected (${protectedEntry.why}); the patch was not applied`,
       };
     const writable = layout.writableRoots.some((candidate) => isUnder(path, candidate.root));
     if (!writable && !unrestricted) outside.push(path);

@@ -161,6 +161,15 @@ prefix_rule(pattern=["make"], decision="allow")`;
     });
   });
 
+  it("quotes a forbidden command's control characters as escapes, never raw", () => {
+    // The refusal reaches the model and, through `ux exec`, a terminal.
+    const refused = requirement({ rules, script: 'git push "\x1b[2J\rok"' });
+    expect(refused).toEqual({
+      type: 'forbidden',
+      reason: "`git push '\\e[2J\\rok'` rejected: policy forbids commands starting with `git push`",
+    });
+  });
+
   it('forbid even when the command is hidden in a subshell, a substitution or a loop', () => {
     for (const script of [
       '(cd repo && git push)',

@@ -2,6 +2,7 @@ import {
   type ApprovalPolicy,
   approvalPolicyName,
   type FileSystemPolicy,
+  readableText,
   type SandboxPermissions,
 } from '@ux/protocol/core';
 import { isDangerousCommand } from '../safety/is-dangerous-command.js';
@@ -311,15 +312,20 @@ function mostSpecific(entries: readonly Entry[], decision: Decision) {
   return best;
 }
 
+/**
+ * The refusal the model and the person read; it quotes the command's words, so they are shown as
+ * escapes (`readableText`), never as control characters. (Prompt reasons stay raw: the approval
+ * prompt escapes them and says so.)
+ */
 function forbiddenReason(entries: readonly Entry[]): string {
   const rule = mostSpecific(entries, 'forbidden');
   if (rule) {
     const { justification } = rule.match.rule;
-    if (justification !== undefined) return `\`${rule.rendered}\` rejected: ${justification}`;
-    return `\`${rule.rendered}\` rejected: policy forbids commands starting with \`${shlexJoin(rule.match.matchedPrefix)}\``;
+    if (justification !== undefined) return `\`${readableText(rule.rendered)}\` rejected: ${justification}`;
+    return `\`${readableText(rule.rendered)}\` rejected: policy forbids commands starting with \`${readableText(shlexJoin(rule.match.matchedPrefix))}\``;
   }
   const heuristic = entries.find((entry) => entry.kind === 'heuristic' && entry.decision === 'forbidden')!;
-  return `\`${heuristic.rendered}\` rejected: blocked by policy`;
+  return `\`${readableText(heuristic.rendered)}\` rejected: blocked by policy`;
 }
 
 function promptReason(entries: readonly Entry[]): string | undefined {

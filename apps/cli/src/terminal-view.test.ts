@@ -1,0 +1,146 @@
+// What `ux exec` shows a person around a command (its end, a refusal, what the sandbox took back) when
+// the command's words or the paths it created carry terminal escapes: ux's lines show them as escapes;
+// the command's own output stays as it wrote it.
+import { RejectedError, type UxEvent } from '@ux/protocol/core';
+import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
+import { describe, expect, it } from 'vitest';
+import { attachSession } from './attach-session.js';
+import { runSessionPrompt } from './session-prompt.js';
+import type { Terminal } from './terminal.js';
+import { runTerminalView } from './terminal-view.js';
+
+/** A terminal that keeps what is written to it; typed lines come from `lines`. */
+function fakeTerminal(lines: string[] = []): Terminal & { shown: string } {
+  const terminal = {
+    shown: '',
+    write(text: string | Uint8Array) {
+      terminal.shown += typeof text === 'string' ? text : Buffer.from(text).toString('utf8');
+    },
+    raw: () => () => {},
+    readLine: async (prompt: string) => {
+      terminal.shown += prompt;
+      return lines.shift() ?? null;
+    },
+  };
+  return terminal as unknown as Terminal & { shown: string };
+}
+
+const NOTICE =
+  'the command created /w/a\x1b]0;owned\x07\x1b[2J\rSandbox: nothing ran outside the sandbox/.ux (agent metadata); ux moved it';
+const NOTICE_SHOWN =
+  'the command created /w/a\\e]0;owned\\x07\\e[2J\\rSandbox: nothing ran outside the sandbox/.ux (agent metadata); ux moved it';
+
+function doorAnswering(response: ToolResponse): UnifiedExec {
+  return {
+    processes: () => [],
+    onEvent: () => () => {},
+    execCommand: async () => response,
+  } as unknown as UnifiedExec;
+}
+
+const command = { cmd: 'mkdir .ux', tty: false, callId: 'c1', nextCall: () => 'c2' };
+
+describe('runTerminalView', () => {
+  it("shows a notice with escapes and the command's own output as it came", async () => {
+    const terminal = fakeTerminal();
+    const output = 'plain \x1b[1mbold\x1b[0m\n';
+    const code = await runTerminalView(
+      doorAnswering({
+        text: '(receipt)',
+        success: true,
+        result: {
+          exit_code: 0,
+          wall_time_seconds: 0,
+          original_token_count: 1,
+          output_bytes: output.length,
+          output_lines: 1,
+          sandbox_notices: [NOTICE],
+          output,
+        },
+      }),
+      command,
+      terminal,
+    );
+    expect(code).toBe(0);
+    expect(terminal.shown).toContain(output);
+    expect(terminal.shown).toContain(`[ux sandbox: ${NOTICE_SHOWN}]\n`);
+    expect(terminal.shown).not.toContain('\x1b]0;');
+    expect(terminal.shown).not.toContain('\x1b[2J');
+  });
+
+  it('shows a refusal that quotes the command with escapes', async () => {
+    const terminal = fakeTerminal();
+    const reason = '`touch \x1b[2K\rx` rejected: policy forbids it';
+    const code = await runTerminalView(
+      doorAnswering({
+        text: `exec_command failed for \`bash -lc 'touch \x1b[2K\rx'\`: ${reason}`,
+        success: false,
+        error: new RejectedError({ reason, source: 'policy' }),
+      }),
+      command,
+      terminal,
+    );
+    expect(code).toBe(1);
+    expect(terminal.shown).toBe('ux: not run: `touch \\e[2K\\rx` rejected: policy forbids it\n');
+  });
+});
+
+describe('attachSession', () => {
+  it('shows a notice that arrives while attached with escapes', async () => {
+    const terminal = fakeTerminal();
+    let listener: ((event: UxEvent) => void) | undefined;
+    const door = {
+      processes: () => [{ sessionId: 7, running: true }],
+      onEvent: (next: (event: UxEvent) => void) => {
+        listener = next;
+        return () => {
+          listener = undefined;
+        };
+      },
+      writeStdin: async () => ({ text: '', success: true }),
+    } as unknown as UnifiedExec;
+    const attached = attachSession(door, { sessionId: 7, callId: 'c1', tty: false }, terminal);
+    listener!({
+      type: 'sandbox_notice',
+      call_id: 'c1',
+      process_id: '7',
+      kind: 'protected_path_undone',
+      path: '/w/x',
+      message: NOTICE,
+    });
+    listener!({ type: 'exec_command_end', process_id: '7', exit_code: 0 } as unknown as UxEvent);
+    expect(await attached).toEqual({ kind: 'exited', exitCode: 0 });
+    expect(terminal.shown).toContain(`\r\n[ux sandbox: ${NOTICE_SHOWN}]\r\n`);
+    expect(terminal.shown).not.toContain('\x1b]0;');
+  });
+});
+
+describe('the ux> prompt', () => {
+  it('lists a session whose command carries escapes on one row, and shows a failure with escapes', async () => {
+    const terminal = fakeTerminal(['list', 'exec touch y', 'exit']);
+    const door = {
+      processes: () => [
+        {
+          sessionId: 1234,
+          tty: true,
+          environment: 'local',
+          sandbox: 'bwrap',
+          running: true,
+          command: ['bash', '-lc', 'sleep 9 #\r\x1b[2K1235  pipe  local  none     harmless'],
+        },
+      ],
+      execCommand: async () => ({
+        text: "exec_command failed for `bash -lc 'touch y\x1b[2J'`: rejected by the user",
+        success: false,
+      }),
+    } as unknown as UnifiedExec;
+    await runSessionPrompt(door, terminal, { calls: new Map(), nextCall: () => 'call' });
+    expect(terminal.shown).toContain(
+      '1234  tty   local  bwrap    bash -lc sleep 9 #\\r\\e[2K1235  pipe  local  none     harmless\n',
+    );
+    expect(terminal.shown).toContain(
+      "exec_command failed for `bash -lc 'touch y\\e[2J'`: rejected by the user\n",
+    );
+    expect(terminal.shown).not.toMatch(/[\r\x1b]/);
+  });
+});
