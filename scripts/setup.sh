@@ -38,6 +38,17 @@ if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# `setup.sh test`: what the tests need beyond that. tmux is the terminal whose screen the tests of
+# what a person sees read back (apps/cli/test/visible-text.integration.test.ts).
+if [ "${1:-}" = test ] && [ "$(uname -s)" = Linux ] && ! command -v tmux >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing tmux with apt-get (for the terminal tests)" >&2
+    (apt-get update -qq && apt-get install -y -qq tmux) >&2 || echo "setup: could not install tmux" >&2
+  else
+    echo "setup: tmux is missing; the terminal-screen tests will fail saying so (apt-get install tmux)" >&2
+  fi
+fi
+
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 
 # pnpm's and turbo's progress is shown only when a step fails (or with UX_SETUP_VERBOSE=1): a person
