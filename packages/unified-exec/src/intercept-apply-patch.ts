@@ -78,7 +78,8 @@ export async function interceptApplyPatch(
     let text: string;
     try {
       const fs = noFollowFileSystem();
-      text = formatPatchSummary(await applyPlan(plan, fs ? { fs } : {}));
+      // A file name is the patch's (the model's) choice: a control character in it is shown, not run.
+      text = formatPatchSummary(await applyPlan(plan, fs ? { fs } : {}), { quote: readableText });
     } catch (error) {
       const message = `apply_patch failed: ${(error as Error).message}; no file was changed`;
       door.emit({
