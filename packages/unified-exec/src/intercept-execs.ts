@@ -1,4 +1,5 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
+import { visibleText } from '@ux/protocol/core';
 import type { ExecAction, InterceptedExec } from '@ux/zsh-fork';
 import type { DoorContext } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';
@@ -6,6 +7,13 @@ import type { SandboxNotices } from './sandbox-notices.js';
 
 /** At most this many escalations are named in one command's receipt; the rest are counted. */
 export const ESCALATION_NOTES_MAX = 5;
+/** At most this many programs kept in the sandbox (against what policy allowed) are named in one receipt. */
+export const IN_PLACE_NOTES_MAX = 5;
+
+/** A command's words as a notice quotes them: joined, cut to 200 characters, every control shown. */
+function quoted(argv: readonly string[]): string {
+  return visibleText(argv.join(' ').slice(0, 200));
+}
 
 /** The execs of one command, decided one by one (ZshFork). */
 export interface ExecInterception {
@@ -19,8 +27,11 @@ export interface ExecInterception {
 
 /**
  * Sends each exec the zsh fork intercepts to the orchestrator (which owns every decision) and turns
- * its answer into the broker's: run in place, deny, or escalate, with a sanitised environment and, for
- * a narrower sandbox, that sandbox's launch plan. An abort at a per-exec prompt stops the turn.
+ * its answer into the broker's: run in place, deny, or escalate, with the session's environment (only
+ * terminal and locale variables pass from the shell: `escalationEnvironment`) in the directory the
+ * orchestrator checked and, for a narrower sandbox, that sandbox's launch plan. A program policy would
+ * let out but ux kept in the sandbox gets a notice saying why. An abort at a per-exec prompt stops the
+ * turn.
  */
 export function interceptExecs(
   door: DoorContext,
@@ -32,10 +43,25 @@ export function interceptExecs(
 ): ExecInterception {
   let pending = 0;
   let escalations = 0;
+  const inPlace = new Set<string>();
   const listeners = new Set<() => void>();
   const changed = (delta: number) => {
     pending += delta;
     for (const listener of listeners) listener();
+  };
+  /** One line per distinct reason and program (a loop of `git status` says it once). */
+  const noteInPlace = (argv: readonly string[], why: string) => {
+    const key = `${argv[0] ?? ''}\0${why}`;
+    if (inPlace.has(key)) return;
+    inPlace.add(key);
+    if (inPlace.size <= IN_PLACE_NOTES_MAX)
+      notices.note(
+        visibleText(
+          `ran \`${argv.join(' ').slice(0, 200)}\` inside the sandbox, not outside as policy allows: ${why}`,
+        ),
+      );
+    else if (inPlace.size === IN_PLACE_NOTES_MAX + 1)
+      notices.note('more programs were kept inside the sandbox; only the first ones are listed');
   };
   return {
     get pending() {
@@ -52,6 +78,7 @@ export function interceptExecs(
           file: exec.file,
           argv: exec.argv,
           cwd: exec.workdir,
+          env: exec.env,
           parent: {
             ...(request.sandboxPermissions ? { sandboxPermissions: request.sandboxPermissions } : {}),
             ...(request.additionalPermissions
@@ -59,32 +86,37 @@ export function interceptExecs(
               : {}),
             sandbox,
             projectRoot: door.cwd,
+            cwd: request.cwd,
+            env: doorEnv,
           },
           signal,
         });
       } finally {
         changed(-1);
       }
-      if (decision.action === 'run') return { action: 'run' };
+      if (decision.action === 'run') {
+        if (decision.inPlace !== undefined) noteInPlace(exec.argv, decision.inPlace);
+        return { action: 'run' };
+      }
       if (decision.action === 'deny') {
         if (decision.aborted) door.abortTurn();
         return { action: 'deny', reason: decision.reason };
       }
 
-      const { env, dropped } = escalationEnvironment(exec.env, doorEnv);
+      const { env, dropped } = escalationEnvironment(exec.env, doorEnv, decision.cwd);
       const argv = [decision.program, ...exec.argv.slice(1)];
       escalations += 1;
       if (escalations <= ESCALATION_NOTES_MAX) {
         const where = decision.sandbox ? 'in a wider sandbox' : 'OUTSIDE the sandbox';
-        const scrubbed = dropped.length > 0 ? ` (without ${dropped.join(', ')})` : '';
-        notices.note(`ran \`${exec.argv.join(' ').slice(0, 200)}\` ${where}, as policy allows${scrubbed}`);
+        const scrubbed = dropped.length > 0 ? ` (without ${visibleText(dropped.join(', '))})` : '';
+        notices.note(`ran \`${quoted(exec.argv)}\` ${where}, as policy allows${scrubbed}`);
       } else if (escalations === ESCALATION_NOTES_MAX + 1) {
         notices.note('more programs ran outside the sandbox; only the first ones are listed');
       }
-      if (!decision.sandbox) return { action: 'escalate', argv, cwd: exec.workdir, env };
+      if (!decision.sandbox) return { action: 'escalate', argv, cwd: decision.cwd, env };
       const plan = await decision.sandbox.backend.plan({
         argv,
-        cwd: exec.workdir,
+        cwd: decision.cwd,
         env,
         policy: decision.sandbox.policy,
         tty: false,
@@ -94,7 +126,7 @@ export function interceptExecs(
       return {
         action: 'escalate',
         argv: [...plan.argv],
-        cwd: plan.cwd ?? exec.workdir,
+        cwd: plan.cwd ?? decision.cwd,
         env: plan.env ?? env,
         onExit: () => void plan.cleanup?.(),
       };

@@ -44,6 +44,7 @@ import { decideExec, type ExecDecision, type ExecDecisionRequest } from './decid
 import { decideNetwork, type NetworkDecision, type NetworkDecisionRequest } from './decide-network.js';
 import { decidePatch, type PatchDecision, type PatchDecisionRequest } from './decide-patch.js';
 import { escalationPreGate } from './escalation-pre-gate.js';
+import { preciseNowMs } from './session-changes.js';
 
 export interface OrchestratorSettings {
   /** Registered sandbox backends; the orchestrator imports none itself. */
@@ -101,6 +102,13 @@ export interface OrchestratorSettings {
    * connection: an environment down now may be back later), and a failed probe fails closed.
    */
   environments?: Readonly<Record<string, SandboxBackend>>;
+  /**
+   * When the session started (ms since the epoch, host clock, may be fractional); default: when the
+   * orchestrator was created, to the microsecond. A file whose `ctime` is at or after it was created or changed during the session, by the
+   * sandbox or anyone else, and is not trusted outside the sandbox (an intercepted program, the
+   * configuration of its working directory: docs/zsh-fork.md).
+   */
+  sessionStartMs?: number;
 }
 
 /** One command to decide on and run. */
@@ -178,6 +186,7 @@ export interface Orchestrator {
  * caller's `attempt` does, so PTY, pipe and remote runs share every decision.
  */
 export function createOrchestrator(settings: OrchestratorSettings): Orchestrator {
+  const sessionStartMs = settings.sessionStartMs ?? preciseNowMs();
   if (settings.strictAutoReview && settings.autoReviewer === undefined)
     throw new InvalidArgumentsError({
       tool: 'orchestrator',
@@ -308,6 +317,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     // Intercepted execs, patches and network questions: strict by default sends them to the reviewer too.
     reviewer: strictByDefault || routedToAutoReviewer ? ('auto' as const) : ('user' as const),
     onApprovalRequest: (request: ApprovalRequest) => announce(request),
+    sessionStartMs,
   };
 
   return {

@@ -35,6 +35,8 @@ function setup(rules: string, overrides: Partial<OrchestratorSettings> = {}, ans
     bashParser: bash,
     execPolicy: createExecPolicy(parseRulesFile(rules, 'test.rules')),
     newApprovalId: () => `approval-${++next}`,
+    // The session starts after every file the test made: they all predate it unless a test says otherwise.
+    sessionStartMs: Date.now() + 60_000,
     ...overrides,
   });
   orchestrator.onApprovalRequest((request) => events.push(request));
@@ -48,7 +50,7 @@ function exec(file: string, argv: string[], extra: Partial<ExecDecisionRequest> 
     file,
     argv,
     cwd,
-    parent: { sandbox: sandboxed, projectRoot: cwd },
+    parent: { sandbox: sandboxed, projectRoot: cwd, env: { PATH: '/usr/bin:/bin', HOME: cwd } },
     ...extra,
   };
 }
@@ -68,7 +70,7 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
   it('escalates an exec an allow rule vouches for, out of the sandbox, without asking', async () => {
     const { orchestrator, reviewer } = setup('prefix_rule(pattern=["touch"], decision="allow")\n');
     const decision = await orchestrator.decideExec(exec(TOUCH, ['touch', '/tmp/outside']));
-    expect(decision).toEqual({ action: 'escalate', sandbox: null, program: TOUCH });
+    expect(decision).toMatchObject({ action: 'escalate', sandbox: null, program: TOUCH });
     expect(reviewer.requests).toEqual([]);
   });
 
@@ -83,7 +85,7 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
     });
     const decision = await orchestrator.decideExec({
       ...exec(TOUCH, ['touch', 'x']),
-      parent: { sandbox: { backend, policy: DENY_READ }, projectRoot: '/' },
+      parent: { sandbox: { backend, policy: DENY_READ }, projectRoot: '/', env: { PATH: '/usr/bin:/bin' } },
     });
     expect(decision).toEqual({ action: 'run' });
   });
@@ -94,16 +96,20 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
     mkdirSync(join(cwd, 'bin'));
     copyFileSync(TOUCH, join(cwd, 'bin', 'touch'));
     const built = await orchestrator.decideExec(exec('./bin/touch', ['touch', '/tmp/x'], { cwd }));
-    expect(built).toEqual({ action: 'run' });
+    expect(built).toEqual({
+      action: 'run',
+      inPlace: `${join(cwd, 'bin', 'touch')} lies in ${cwd}, which the sandbox can write`,
+    });
   });
 
   it('asks for each prompted exec with its own approval id, offering approve or abort only', async () => {
     const { orchestrator, reviewer, events } = setup(
       'prefix_rule(pattern=["touch"], decision="prompt", justification="touch is watched")\n',
     );
-    const first = await orchestrator.decideExec(exec(TOUCH, ['touch', 'a']));
-    const second = await orchestrator.decideExec(exec(TOUCH, ['touch', 'b']));
-    expect(first).toEqual({ action: 'escalate', sandbox: null, program: TOUCH });
+    const cwd = tempDir('ux-decide-exec-');
+    const first = await orchestrator.decideExec(exec(TOUCH, ['touch', 'a'], { cwd }));
+    const second = await orchestrator.decideExec(exec(TOUCH, ['touch', 'b'], { cwd }));
+    expect(first).toMatchObject({ action: 'escalate', sandbox: null, program: TOUCH });
     expect(second).toEqual(first);
     expect(reviewer.requests.map((request) => request.approval_id)).toEqual(['approval-1', 'approval-2']);
     expect(reviewer.requests[0]).toMatchObject({
@@ -167,7 +173,7 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
     const { orchestrator } = setup('prefix_rule(pattern=["touch"], decision="allow")\n');
     const decision = await orchestrator.decideExec({
       ...exec(TOUCH, ['touch', 'x']),
-      parent: { sandbox: null, projectRoot: '/' },
+      parent: { sandbox: null, projectRoot: '/', env: { PATH: '/usr/bin:/bin' } },
     });
     expect(decision).toEqual({ action: 'run' });
   });
