@@ -24,9 +24,16 @@ const GIT_STATUS_RULE = 'prefix_rule(pattern=["git", "status"], decision="allow"
  * session (with a commit); `out` is where payloads write: under /var/tmp, outside every writable root
  * (the home and workspace lie in /tmp, which the sandbox writes); `tmp` is the session's $TMPDIR.
  */
-function session(options: { ownFsmonitor?: boolean } = {}): UxHome & { out: string; tmp: string } {
+function session(
+  options: { ownFsmonitor?: boolean; sharedTmp?: boolean } = {},
+): UxHome & { out: string; tmp: string } {
   const home = makeHome({
-    config: `[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n[zsh_fork]\nzsh_path = "${zsh}"\n`,
+    config: [
+      '[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n',
+      `[zsh_fork]\nzsh_path = "${zsh}"\n`,
+      // The host's $TMPDIR writable by the sandbox, as without a private /tmp (the issue's set-up).
+      options.sharedTmp ? '[sandbox_workspace_write]\nprivate_tmp = false\n' : '',
+    ].join(''),
   });
   mkdirSync(join(home.home, 'rules'));
   writeFileSync(join(home.home, 'rules', 'test.rules'), GIT_STATUS_RULE);
@@ -133,7 +140,7 @@ describe('escalation in ZshFork mode with an allow rule for git status', () => {
   });
 
   it('never runs a git the command wrote outside, after leaving the workspace or from $TMPDIR', async () => {
-    const home = session();
+    const home = session({ sharedTmp: true });
     // The fake writes `fake-<its first argument>`; the attack calls it as `git status` (what the rule allows).
     const script = (left: string, fromTmp: string) =>
       [

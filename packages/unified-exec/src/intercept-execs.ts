@@ -1,5 +1,5 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
-import { visibleText } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol/core';
 import type { ExecAction, InterceptedExec } from '@ux/zsh-fork';
 import type { DoorContext } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';
@@ -12,7 +12,7 @@ export const IN_PLACE_NOTES_MAX = 5;
 
 /** A command's words as a notice quotes them: joined, cut to 200 characters, every control shown. */
 function quoted(argv: readonly string[]): string {
-  return visibleText(argv.join(' ').slice(0, 200));
+  return readableText(argv.join(' ').slice(0, 200));
 }
 
 /** The execs of one command, decided one by one (ZshFork). */
@@ -56,7 +56,7 @@ export function interceptExecs(
     inPlace.add(key);
     if (inPlace.size <= IN_PLACE_NOTES_MAX)
       notices.note(
-        visibleText(
+        readableText(
           `ran \`${argv.join(' ').slice(0, 200)}\` inside the sandbox, not outside as policy allows: ${why}`,
         ),
       );
@@ -108,7 +108,7 @@ export function interceptExecs(
       escalations += 1;
       if (escalations <= ESCALATION_NOTES_MAX) {
         const where = decision.sandbox ? 'in a wider sandbox' : 'OUTSIDE the sandbox';
-        const scrubbed = dropped.length > 0 ? ` (without ${visibleText(dropped.join(', '))})` : '';
+        const scrubbed = dropped.length > 0 ? ` (without ${readableText(dropped.join(', '))})` : '';
         notices.note(`ran \`${quoted(exec.argv)}\` ${where}, as policy allows${scrubbed}`);
       } else if (escalations === ESCALATION_NOTES_MAX + 1) {
         notices.note('more programs ran outside the sandbox; only the first ones are listed');
