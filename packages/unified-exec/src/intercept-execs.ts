@@ -52,7 +52,8 @@ export function interceptExecs(
   /** One line per distinct reason and program (a loop of `git status` says it once). */
   const noteInPlace = (argv: readonly string[], why: string) => {
     const key = `${argv[0] ?? ''}\0${why}`;
-    if (inPlace.has(key)) return;
+    // Past the cap nothing more is said, so nothing more is remembered either.
+    if (inPlace.has(key) || inPlace.size > IN_PLACE_NOTES_MAX) return;
     inPlace.add(key);
     if (inPlace.size <= IN_PLACE_NOTES_MAX)
       notices.note(
