@@ -39,7 +39,14 @@ try {
       subject: () => timeMs(() => findRepositories([root], options)),
       baseline: () =>
         timeMs(() => {
-          const args = [root, ...(options.skip?.length === 0 ? [] : ['-name', 'node_modules', '-prune', '-o']), '-name', '.git', '-prune', '-print'];
+          const args = [
+            root,
+            ...(options.skip?.length === 0 ? [] : ['-name', 'node_modules', '-prune', '-o']),
+            '-name',
+            '.git',
+            '-prune',
+            '-print',
+          ];
           spawnSync('find', args, { stdio: 'ignore' });
         }),
     });
