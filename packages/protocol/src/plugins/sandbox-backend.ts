@@ -46,6 +46,15 @@ export interface SandboxPlanRequest {
    * from 10 to 1023: 0–9 belong to shell scripts, and backends may use low numbers of their own.
    */
   keepFds?: readonly number[];
+  /**
+   * Files and directories the launch itself reads inside the sandbox (absolute host paths): the shell
+   * snapshot the command sources, ux's `apply_patch` shim directory, the shell. A backend makes each
+   * visible read-only at its own (canonical) path after every mask, so that neither a private `/tmp`
+   * nor one of ux's hidden directories (`hostState.hidden`, the runtime roots) hides it, while a hidden
+   * directory inside one stays hidden. Never writable, even inside a writable root. Missing ones are
+   * skipped (the plan's notes say so). Not a grant of the policy: pass only ux's own files.
+   */
+  hostPaths?: readonly string[];
 }
 
 /**
