@@ -216,6 +216,25 @@ describe('planBwrap', () => {
     // Inside another mask there is nothing to mask; a missing directory is not made.
     expect(args).not.toContain('--tmpfs /tmp/ux-0/bwrap-1-ab');
     expect(args).not.toContain('/gone');
+    // Nothing of a repository found inside the quarantine is pinned or bound: it stays hidden.
+    const quarantined = planBwrap(
+      request({ ...workspaceWrite(), knownRepositories: ['/w/.uxhome/quarantine/x'] }),
+      {
+        ...host({
+          '/w/': '',
+          '/w/.uxhome/quarantine/x/.git/config': '',
+          '/w/.uxhome/quarantine/x/.git/hooks/': '',
+        }),
+        privateDirs: ['/w/.uxhome/quarantine'],
+      },
+    );
+    const quarantinedArgs = quarantined.argv.join(' ');
+    expect(quarantinedArgs).toContain('--perms 0000 --tmpfs /w/.uxhome/quarantine ');
+    expect(quarantinedArgs).not.toMatch(/bind \/w\/\.uxhome\/quarantine\//);
+    // (Its own path and its parent may be pinned: then the mask goes over the pin.)
+    expect(quarantinedArgs).toContain(
+      '--bind /w/.uxhome/quarantine /w/.uxhome/quarantine --perms 0000 --tmpfs /w/.uxhome/quarantine ',
+    );
     // The layout's hidden list (EffectivePolicy.hostState.hidden) is masked the same way.
     const hidden = planBwrap(
       request({ ...workspaceWrite(), hostState: { hidden: ['/srv/ux-state'] } }),

@@ -312,11 +312,26 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
       remountReadOnly: true,
     });
   }
+  // Nothing else is mounted inside a hidden directory: a pin (`--bind` onto itself) or a carve-out of a
+  // repository found in the quarantine would show, even make writable, what the mask hides. Only what
+  // a writable root inside it brings (an explicit grant) stays.
+  const hiddenMasks = maskedDirs.filter((dir) => hidden.includes(dir));
+  const mounted = ops.filter(
+    (op) =>
+      !hiddenMasks.some(
+        (mask) =>
+          op.dest !== mask &&
+          isUnder(op.dest, mask) &&
+          !writableRoots.some((w) => isUnder(w, mask) && isUnder(op.dest, w)),
+      ),
+  );
   // After every mask of the same depth, so a hidden directory above them does not hide them.
-  for (const path of hostPaths) push({ dest: path, args: ['--ro-bind', path, path] });
+  for (const path of hostPaths)
+    if (!mounted.some((op) => op.dest === path && op.args[0] === '--ro-bind'))
+      mounted.push({ dest: path, args: ['--ro-bind', path, path] });
 
   // Parents before children: a mask or bind over a directory must not hide mounts made inside it.
-  const ordered = ops
+  const ordered = mounted
     .map((op, index) => ({ op, index }))
     .sort((a, b) => depth(a.op.dest) - depth(b.op.dest) || a.index - b.index)
     .map(({ op }) => op);
