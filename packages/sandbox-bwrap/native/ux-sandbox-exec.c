@@ -1281,6 +1281,14 @@ int main(int argc, char **argv) {
   int control[2] = {-1, -1};
   if (supervise && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
     setup_failed("cannot create a socket pair for the connect supervisor: %s", strerror(errno));
+  /* SIGCHLD is blocked before the fork, so that it stays pending until the helper reads it from its
+   * signalfd: a command that ends at once (`env`) would otherwise end before the helper blocks the
+   * signal, its SIGCHLD discarded, and the helper would wait for ever beside a zombie. The command
+   * gets an empty mask back (reset_signals). */
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, NULL);
   pid_t command = fork();
   if (command < 0) setup_failed("cannot start the command: %s", strerror(errno));
   if (command == 0) {

@@ -234,6 +234,63 @@ describe('ux-sandbox-exec', () => {
   });
 });
 
+describe('ux-sandbox-exec as the sandbox’s init', () => {
+  it('ends with a command that ends at once: its SIGCHLD is never lost (150 runs)', async () => {
+    // As pid 1 of bwrap's namespace, a SIGCHLD that arrives while not blocked is discarded (init gets
+    // no signal it has no handler for). The helper used to block it only after the fork, so a command
+    // as quick as `env` could end first, and the helper waited for ever beside a zombie.
+    const socketPath = join(root, 'bridge.sock');
+    const server: Server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    const hex = Buffer.from(buildSeccompProgram(arch, 'proxied')).toString('hex');
+    try {
+      for (let i = 0; i < 150; i++) {
+        const child = spawn(
+          shim,
+          [
+            '--launch',
+            '--seccomp-program',
+            hex,
+            '--',
+            bwrap,
+            '--die-with-parent',
+            '--unshare-user',
+            '--unshare-pid',
+            '--unshare-net',
+            '--ro-bind',
+            '/',
+            '/',
+            '--dev',
+            '/dev',
+            '--proc',
+            '/proc',
+            '--as-pid-1',
+            '--',
+            shim,
+            '--seccomp-fd',
+            '3',
+            '--bridge',
+            `3128=${socketPath}`,
+            '--',
+            // Half the runs a program that is not there: the command's process ends sooner still.
+            i % 2 === 0 ? '/usr/bin/env' : '/no/such/program',
+          ],
+          { stdio: 'ignore' },
+        );
+        // A run that hangs is killed (the whole sandbox with it) and fails below; a bound, not a measure.
+        const stuck = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const ended = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+          child.once('close', (code, signal) => resolve({ code, signal })),
+        );
+        clearTimeout(stuck);
+        expect(ended, `run ${i}`).toEqual({ code: i % 2 === 0 ? 0 : 127, signal: null });
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 120_000);
+});
+
 describe('ux-sandbox-exec --launch (the launcher bwrap starts through)', () => {
   const program = buildSeccompProgram(arch, 'restricted');
   const hex = Buffer.from(program).toString('hex');
