@@ -1,8 +1,11 @@
 /*
- * ux-sandbox-exec: runs inside the sandbox, before the command.
+ * ux-sandbox-exec: runs inside the sandbox, before the command; and, in two modes of its own, on the
+ * host: the launcher bwrap is started through, and a remover that works through descriptors.
  *
  *   ux-sandbox-exec <program> [args...]
  *   ux-sandbox-exec [options] -- <program> [args...]
+ *   ux-sandbox-exec --launch [--keep-fd N]... --seccomp-program HEX -- <bwrap> [args...]
+ *   ux-sandbox-exec --remove PATH...
  *
  * Options (only recognised when the first argument starts with "--"):
  *   --seccomp-fd N        read a seccomp program (struct sock_filter records) from descriptor N, close
@@ -19,6 +22,25 @@
  *   --connect-ip          supervised connects to AF_INET, AF_INET6 (and AF_UNSPEC) addresses are made
  *                         on the command's behalf; without it they get EPERM, as does every other family.
  * Without --bridge and --allow-unix this process becomes the command, as it always did.
+ *
+ * The launcher (--launch, first argument), on the host, in place of a shell script: it sets SIGHUP,
+ * SIGINT, SIGQUIT and SIGTERM to "ignore" (so bwrap survives the signals sent to the command's process
+ * group; see Signals), closes every inherited descriptor above stderr except the --keep-fd ones (an
+ * open descriptor to a file outside is a way out no mount can stop), writes the seccomp program given
+ * in hex on its command line (the host's memory: no file any sandbox could rewrite, no path read at the
+ * launch) into a memfd, seals it against every change (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE,
+ * F_SEAL_SEAL), puts it on descriptor 3 (not close-on-exec, at offset 0) and execs bwrap, which reads
+ * it with --seccomp 3, or passes it to this program inside (--seccomp-fd 3). A kernel without memfd
+ * sealing fails the launch (exit 125): there is no fallback to a file.
+ *
+ * The remover (--remove, first argument), on the host: removes each PATH (a directory tree of ux's own
+ * runtime files, which a sandboxed command may have been able to write into: the session's private
+ * /tmp) without ever following a symbolic link or walking a path: each directory is opened O_NOFOLLOW
+ * relative to its parent's descriptor and emptied through its own descriptor, so a directory swapped
+ * for a symbolic link mid-removal loses the link, never what it points to. Nothing on another file
+ * system is entered. Directories nested deeper than REMOVE_MAX_DEPTH are moved up into PATH and removed
+ * in a later pass. PATH's parent is opened by its path (it is ux's runtime root, out of every sandbox's
+ * reach). Exit 0 when every PATH is gone, 1 (with a line on stderr) when something stayed.
  *
  * Signals. The host makes bubblewrap ignore SIGINT, SIGQUIT, SIGTERM and SIGHUP, so that a Ctrl-C sent
  * to the whole process group does not kill the sandbox wrapper before it can clean up. Ignored
@@ -42,10 +64,12 @@
  * namespace's init, as bwrap reports it); 127 when the program is not found, 126 when it cannot be run;
  * 125, with a "ux: sandbox setup failed: ..." line on stderr, when something above cannot be set up
  * (bad options, unreadable filter, port in use, the proxy's socket missing, a kernel without user
- * notification, pidfd_open or pidfd_getfd): the command never runs without its filter.
+ * notification, pidfd_open or pidfd_getfd, or for the launcher memfd sealing): the command never runs
+ * without its filter.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -89,6 +113,30 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+#ifndef SYS_memfd_create
+#define SYS_memfd_create __NR_memfd_create
+#endif
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+#ifndef MFD_ALLOW_SEALING
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_GET_SEALS 1034
+#define F_SEAL_SEAL 0x0001
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#define F_SEAL_WRITE 0x0008
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+/* The descriptor the launcher puts the seccomp program on (SECCOMP_FD in bwrap-plan.ts). */
+#define LAUNCH_SECCOMP_FD 3
+#define REMOVE_MAX_DEPTH 64
+#define REMOVE_PASSES 16
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -912,6 +960,280 @@ static void install_filter(struct sock_fprog *program, int supervise, int contro
   close(control_fd);
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* The launcher (--launch): bwrap starts through it, on the host */
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* The program's bytes, decoded from hex; a malformed or impossible program ends the launch. */
+static unsigned char *decode_program(const char *hex, size_t *length) {
+  size_t digits = strlen(hex);
+  if (digits == 0 || digits % 2 != 0) setup_failed("--seccomp-program needs an even number of hex digits");
+  size_t bytes = digits / 2;
+  if (bytes % sizeof(struct sock_filter) != 0 || bytes > MAX_PROGRAM_BYTES)
+    setup_failed("--seccomp-program is not a seccomp program (%zu bytes)", bytes);
+  unsigned char *program = malloc(bytes);
+  if (!program) setup_failed("out of memory");
+  for (size_t i = 0; i < bytes; i++) {
+    int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+    if (high < 0 || low < 0) setup_failed("--seccomp-program holds a character that is not a hex digit");
+    program[i] = (unsigned char)(high << 4 | low);
+  }
+  *length = bytes;
+  return program;
+}
+
+/* A sealed memfd holding the program, on LAUNCH_SECCOMP_FD, inheritable, at offset 0. */
+static void sealed_program_on_fd(const unsigned char *program, size_t length) {
+  int fd = (int)syscall(SYS_memfd_create, "ux-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    setup_failed("cannot create a sealed memory file for the seccomp program (memfd_create: %s); "
+                 "ux needs memfd sealing (Linux 3.17 or later)",
+                 strerror(errno));
+  for (size_t done = 0; done < length;) {
+    ssize_t n = write(fd, program + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) setup_failed("cannot write the seccomp program into its memory file: %s", strerror(errno));
+    done += (size_t)n;
+  }
+  const int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+  if (fcntl(fd, F_ADD_SEALS, seals) != 0)
+    setup_failed("cannot seal the seccomp program's memory file (F_ADD_SEALS: %s); ux needs memfd sealing "
+                 "(Linux 3.17 or later)",
+                 strerror(errno));
+  int now = fcntl(fd, F_GET_SEALS);
+  if (now < 0 || (now & seals) != seals)
+    setup_failed("the seccomp program's memory file is not sealed (F_GET_SEALS: %d)", now);
+  if (lseek(fd, 0, SEEK_SET) != 0) setup_failed("cannot rewind the seccomp program: %s", strerror(errno));
+  if (fd == LAUNCH_SECCOMP_FD) {
+    if (fcntl(fd, F_SETFD, 0) != 0) setup_failed("cannot pass on the seccomp program: %s", strerror(errno));
+  } else {
+    /* dup2 leaves the copy without close-on-exec. */
+    if (dup2(fd, LAUNCH_SECCOMP_FD) != LAUNCH_SECCOMP_FD)
+      setup_failed("cannot put the seccomp program on descriptor %d: %s", LAUNCH_SECCOMP_FD, strerror(errno));
+    close(fd);
+  }
+}
+
+static void run_launcher(int argc, char **argv) __attribute__((noreturn));
+static void run_launcher(int argc, char **argv) {
+  /* First, as the shell script before it did: a Ctrl-C that lands now must not end the launch. bwrap
+   * inherits the dispositions; ux-sandbox-exec inside gives the command its defaults back. */
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  const int ignored[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+  for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) sigaction(ignored[i], &ignore, NULL);
+
+  int *keep = calloc((size_t)argc + 1, sizeof(int));
+  if (!keep) setup_failed("out of memory");
+  size_t kept = 0;
+  const char *hex = NULL;
+  int i = 2;
+  for (; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--") == 0) {
+      i++;
+      break;
+    }
+    if (i + 1 >= argc) setup_failed("option %s needs a value", arg);
+    const char *value = argv[++i];
+    if (strcmp(arg, "--keep-fd") == 0) {
+      int fd = parse_fd(value);
+      if (fd <= LAUNCH_SECCOMP_FD)
+        setup_failed("--keep-fd needs a descriptor above %d, got \"%s\"", LAUNCH_SECCOMP_FD, value);
+      keep[kept++] = fd;
+    } else if (strcmp(arg, "--seccomp-program") == 0) {
+      hex = value;
+    } else {
+      setup_failed("unknown launcher option %s", arg);
+    }
+  }
+  if (!hex) setup_failed("--launch needs --seccomp-program");
+  if (i >= argc || argv[i][0] != '/') setup_failed("--launch needs the absolute path of bwrap after \"--\"");
+
+  close_other_fds(keep, kept);
+  size_t length = 0;
+  unsigned char *program = decode_program(hex, &length);
+  sealed_program_on_fd(program, length);
+  free(program);
+  free(keep);
+
+  execv(argv[i], &argv[i]);
+  int error = errno;
+  fprintf(stderr, "ux: cannot run %s: %s\n", argv[i], strerror(error));
+  _exit(error == ENOENT ? 127 : 126);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The remover (--remove): through descriptors, never following a link */
+
+struct remover {
+  int top_fd;            /* the directory being removed: deep subtrees are moved up into it */
+  dev_t dev;             /* its file system: nothing on another one is entered */
+  unsigned long moved;   /* names given to moved subtrees */
+  int error;             /* the first error that left something behind */
+};
+
+static void remover_failed(struct remover *r, int error) {
+  if (!r->error) r->error = error;
+}
+
+/*
+ * A descriptor for reading the directory NAME in PARENTFD, opened without following a link, made
+ * rwx for its owner when this user owns it (a command may have left it 000 or 500); -1 with errno
+ * ELOOP or ENOTDIR when NAME is not a directory (any more).
+ */
+static int open_directory(struct remover *r, int parentfd, const char *name, struct stat *st) {
+  int path_fd = openat(parentfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (path_fd < 0) return -1;
+  if (fstat(path_fd, st) != 0) {
+    int error = errno;
+    close(path_fd);
+    errno = error;
+    return -1;
+  }
+  if (st->st_dev != r->dev) {
+    close(path_fd);
+    errno = EXDEV;
+    return -1;
+  }
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+  if (st->st_uid == geteuid() && (st->st_mode & 0700) != 0700) (void)chmod(proc, (st->st_mode & 07777) | 0700);
+  /* The same directory (the descriptor's, not a name's), now for reading. */
+  int fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  int error = errno;
+  close(path_fd);
+  errno = error;
+  return fd;
+}
+
+static void remove_entry(struct remover *r, int parentfd, const char *name, int depth);
+
+/* Removes everything in the directory FD (consumed). */
+static void clear_directory(struct remover *r, int fd, int depth) {
+  DIR *dir = fdopendir(fd);
+  if (!dir) {
+    remover_failed(r, errno);
+    close(fd);
+    return;
+  }
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    remove_entry(r, dirfd(dir), entry->d_name, depth + 1);
+  }
+  closedir(dir);
+}
+
+static void remove_entry(struct remover *r, int parentfd, const char *name, int depth) {
+  for (int attempt = 0; attempt < 8; attempt++) {
+    /* Anything but a directory (a file, a link, a socket) goes with unlink, never followed. */
+    if (unlinkat(parentfd, name, 0) == 0 || errno == ENOENT) return;
+    if (errno != EISDIR && errno != EPERM) {
+      remover_failed(r, errno);
+      return;
+    }
+    struct stat st;
+    int fd = open_directory(r, parentfd, name, &st);
+    if (fd < 0) {
+      if (errno == ENOENT) return;
+      if (errno == ELOOP || errno == ENOTDIR) continue; /* swapped for a link or a file: unlink that */
+      remover_failed(r, errno);
+      return;
+    }
+    if (depth >= REMOVE_MAX_DEPTH) {
+      /* Too deep to hold one more descriptor: move it up into the top directory, for a later pass. */
+      close(fd);
+      char moved[64];
+      snprintf(moved, sizeof moved, ".ux-remove-%lu", r->moved++);
+      if (syscall(SYS_renameat2, parentfd, name, r->top_fd, moved, RENAME_NOREPLACE) != 0 && errno != ENOENT)
+        remover_failed(r, errno);
+      return;
+    }
+    clear_directory(r, fd, depth);
+    if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) return;
+    if (errno != ENOTEMPTY && errno != EEXIST) {
+      remover_failed(r, errno);
+      return;
+    }
+    /* Something was added meanwhile: again. */
+  }
+  remover_failed(r, ENOTEMPTY);
+}
+
+/* Removes PATH (absolute); 0 when it is gone, else an errno value. */
+static int remove_tree(const char *path) {
+  if (path[0] != '/' || strcmp(path, "/") == 0) return EINVAL;
+  const char *slash = strrchr(path, '/');
+  const char *name = slash + 1;
+  if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return EINVAL;
+  char *parent = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+  if (!parent) return ENOMEM;
+  int parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  free(parent);
+  if (parent_fd < 0) return errno == ENOENT ? 0 : errno;
+  int result = 0;
+  struct stat st;
+  struct remover r = {.top_fd = -1, .dev = 0, .moved = 0, .error = 0};
+  if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    result = errno == ENOENT ? 0 : errno;
+  } else if (!S_ISDIR(st.st_mode)) {
+    result = unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT ? 0 : errno;
+  } else {
+    r.dev = st.st_dev;
+    result = ENOTEMPTY;
+    for (int pass = 0; pass < REMOVE_PASSES; pass++) {
+      struct stat top;
+      int fd = open_directory(&r, parent_fd, name, &top);
+      if (fd < 0) {
+        result = errno == ENOENT ? 0 : errno;
+        if (errno == ELOOP || errno == ENOTDIR)
+          result = unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT ? 0 : errno;
+        break;
+      }
+      r.top_fd = dup(fd);
+      r.error = 0;
+      clear_directory(&r, fd, 0);
+      close(r.top_fd);
+      r.top_fd = -1;
+      if (unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+        result = 0;
+        break;
+      }
+      result = r.error ? r.error : errno;
+      if (errno != ENOTEMPTY && errno != EEXIST) break;
+    }
+  }
+  close(parent_fd);
+  return result;
+}
+
+static void run_remover(int argc, char **argv) __attribute__((noreturn));
+static void run_remover(int argc, char **argv) {
+  if (argc < 3) {
+    fputs("usage: ux-sandbox-exec --remove PATH...\n", stderr);
+    _exit(2);
+  }
+  int failed = 0;
+  for (int i = 2; i < argc; i++) {
+    int error = remove_tree(argv[i]);
+    if (error != 0) {
+      fprintf(stderr, "ux-sandbox-exec: could not remove %s: %s\n", argv[i], strerror(error));
+      failed = 1;
+    }
+  }
+  _exit(failed);
+}
+
 static void exec_command(char **command) __attribute__((noreturn));
 static void exec_command(char **command) {
   execvp(command[0], command);
@@ -921,6 +1243,8 @@ static void exec_command(char **command) {
 }
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "--launch") == 0) run_launcher(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "--remove") == 0) run_remover(argc, argv);
   struct options options;
   parse_options(argc, argv, &options);
 
@@ -957,6 +1281,14 @@ int main(int argc, char **argv) {
   int control[2] = {-1, -1};
   if (supervise && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
     setup_failed("cannot create a socket pair for the connect supervisor: %s", strerror(errno));
+  /* SIGCHLD is blocked before the fork, so that it stays pending until the helper reads it from its
+   * signalfd: a command that ends at once (`env`) would otherwise end before the helper blocks the
+   * signal, its SIGCHLD discarded, and the helper would wait for ever beside a zombie. The command
+   * gets an empty mask back (reset_signals). */
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, NULL);
   pid_t command = fork();
   if (command < 0) setup_failed("cannot start the command: %s", strerror(errno));
   if (command == 0) {

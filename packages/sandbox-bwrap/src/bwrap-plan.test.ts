@@ -10,21 +10,18 @@ import {
   SandboxUnavailableError,
 } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  type BwrapHost,
-  LAUNCH_SCRIPT,
-  launchScript,
-  planBwrap,
-  type SeccompFilterKind,
-} from './bwrap-plan.js';
+import { type BwrapHost, launcherArgv, planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findBwrap } from './find-bwrap.js';
 import { explainFailure } from './probe-bwrap.js';
 
+/** A seccomp program (one `RET ALLOW`): the plan carries its bytes, not a file name. */
+const PROGRAM = Uint8Array.from([0x06, 0, 0, 0, 0, 0, 0xff, 0x7f]);
+const LAUNCHER = ['/opt/ux/ux-sandbox-exec', '--launch', '--seccomp-program', '060000000000ff7f', '--'];
+
 const host = (entries: Record<string, string>): BwrapHost => ({
   bwrapPath: '/usr/bin/bwrap',
-  shell: '/bin/bash',
-  seccompFile: '/run/ux/seccomp.bpf',
+  seccompProgram: PROGRAM,
   deniedFile: '/run/ux/denied',
   execShim: '/opt/ux/ux-sandbox-exec',
   fs: memoryFsView(entries),
@@ -64,13 +61,10 @@ describe('planBwrap', () => {
       request(workspaceWrite()),
       host({ '/w/.git/config': '', '/w/.git/hooks/': '', '/w/.git/info/exclude': '', '/w/src/': '' }),
     );
-    expect(plan.argv.slice(0, 5)).toEqual([
-      '/bin/bash',
-      '-c',
-      LAUNCH_SCRIPT,
-      'ux-bwrap',
-      '/run/ux/seccomp.bpf',
-    ]);
+    // The launcher carries the program itself (into a sealed memfd on fd 3): no file, no shell.
+    expect(plan.argv.slice(0, 5)).toEqual(LAUNCHER);
+    expect(plan.argv.slice(0, 5)).toEqual(launcherArgv('/opt/ux/ux-sandbox-exec', PROGRAM));
+    expect(plan.argv.some((arg) => arg.endsWith('.bpf'))).toBe(false);
     expect(plan.argv.slice(5)).toEqual([
       '/usr/bin/bwrap',
       '--die-with-parent',
@@ -98,14 +92,14 @@ describe('planBwrap', () => {
       '--ro-bind',
       '/w/.git/hooks',
       '/w/.git/hooks',
+      '--ro-bind',
+      '/opt/ux/ux-sandbox-exec',
+      '/opt/ux/ux-sandbox-exec',
       '--proc',
       '/proc',
       '--ro-bind',
       '/proc/sys',
       '/proc/sys',
-      '--ro-bind',
-      '/opt/ux/ux-sandbox-exec',
-      '/opt/ux/ux-sandbox-exec',
       '--cap-drop',
       'ALL',
       '--chdir',
@@ -129,22 +123,32 @@ describe('planBwrap', () => {
     expect(plan.env).toEqual({ PATH: '/usr/bin', UX_SANDBOX: 'bwrap', UX_SANDBOX_NETWORK_DISABLED: '1' });
   });
 
-  it('keeps the command in the signalled process group: no new session, bwrap told to ignore Ctrl-C', () => {
+  it('keeps the command in the signalled process group: no new session, bwrap started through the launcher', () => {
     for (const tty of [false, true]) {
       const plan = planBwrap(request(workspaceWrite(), tty), host({ '/w/': '' }));
       expect(plan.argv).not.toContain('--new-session');
+      // The launcher (ux-sandbox-exec --launch) sets HUP/INT/QUIT/TERM to "ignore" before it execs bwrap.
+      expect(plan.argv.slice(0, 2)).toEqual(['/opt/ux/ux-sandbox-exec', '--launch']);
+      expect(plan.argv[LAUNCHER.length]).toBe('/usr/bin/bwrap');
     }
-    expect(LAUNCH_SCRIPT.startsWith("trap '' HUP INT QUIT TERM;")).toBe(true);
   });
 
   it('keeps exactly the descriptors the request names open for bwrap (ZshFork), and refuses others', () => {
     const plain = planBwrap(request(workspaceWrite()), host({ '/w/': '' }));
-    expect(plain.argv[2]).toBe(LAUNCH_SCRIPT);
-    expect(LAUNCH_SCRIPT).toContain('case $n in 0|1|2) ;;');
+    expect(plain.argv).not.toContain('--keep-fd');
     const kept = planBwrap({ ...request(workspaceWrite()), keepFds: [63, 12, 63] }, host({ '/w/': '' }));
-    expect(kept.argv[2]).toBe(launchScript([12, 63]));
-    expect(kept.argv[2]).toContain('case $n in 0|1|2|12|63) ;;');
-    expect(kept.argv.slice(3)).toEqual(plain.argv.slice(3));
+    expect(kept.argv.slice(0, 9)).toEqual([
+      '/opt/ux/ux-sandbox-exec',
+      '--launch',
+      '--keep-fd',
+      '12',
+      '--keep-fd',
+      '63',
+      '--seccomp-program',
+      '060000000000ff7f',
+      '--',
+    ]);
+    expect(kept.argv.slice(9)).toEqual(plain.argv.slice(LAUNCHER.length));
     for (const bad of [3, 9, 1024, 1.5]) {
       expect(() => planBwrap({ ...request(workspaceWrite()), keepFds: [bad] }, host({ '/w/': '' }))).toThrow(
         /keepFds|10 to 1023/,
@@ -193,14 +197,65 @@ describe('planBwrap', () => {
     expect(binds).toContain('--ro-bind /w/.git/worktrees/x/commondir /w/.git/worktrees/x/commondir');
   });
 
-  it("masks ux's own directories inside a writable root, and only there", () => {
+  it("masks ux's own directories wherever the command could see them, and only there", () => {
     const plan = planBwrap(request(workspaceWrite()), {
-      ...host({ '/w/': '', '/w/.uxhome/quarantine/': '', '/run/ux/': '' }),
-      privateDirs: ['/w/.uxhome/quarantine', '/run/ux'],
+      ...host({
+        '/w/': '',
+        '/w/.uxhome/quarantine/': '',
+        '/run/user/0/ux/': '',
+        '/tmp/ux-0/bwrap-1-ab/': '',
+      }),
+      privateDirs: ['/w/.uxhome/quarantine', '/run/user/0/ux', '/tmp/ux-0', '/tmp/ux-0/bwrap-1-ab', '/gone'],
     });
     const args = plan.argv.join(' ');
-    expect(args).toContain('--perms 0000 --tmpfs /w/.uxhome/quarantine --remount-ro /w/.uxhome/quarantine');
-    expect(args).not.toContain('--tmpfs /run/ux');
+    // Inside a writable root and outside one (everything is readable): masked, read-only, unlistable.
+    for (const dir of ['/w/.uxhome/quarantine', '/run/user/0/ux', '/tmp/ux-0'])
+      expect(args).toContain(`--perms 0000 --tmpfs ${dir} `);
+    expect(args).toMatch(/--remount-ro \/tmp\/ux-0 .*--remount-ro \/run\/user\/0\/ux/);
+    expect(args).toContain('--remount-ro /w/.uxhome/quarantine');
+    // Inside another mask there is nothing to mask; a missing directory is not made.
+    expect(args).not.toContain('--tmpfs /tmp/ux-0/bwrap-1-ab');
+    expect(args).not.toContain('/gone');
+    // Nothing of a repository found inside the quarantine is pinned or bound: it stays hidden.
+    const quarantined = planBwrap(
+      request({ ...workspaceWrite(), knownRepositories: ['/w/.uxhome/quarantine/x'] }),
+      {
+        ...host({
+          '/w/': '',
+          '/w/.uxhome/quarantine/x/.git/config': '',
+          '/w/.uxhome/quarantine/x/.git/hooks/': '',
+        }),
+        privateDirs: ['/w/.uxhome/quarantine'],
+      },
+    );
+    const quarantinedArgs = quarantined.argv.join(' ');
+    expect(quarantinedArgs).toContain('--perms 0000 --tmpfs /w/.uxhome/quarantine ');
+    expect(quarantinedArgs).not.toMatch(/bind \/w\/\.uxhome\/quarantine\//);
+    // (Its own path and its parent may be pinned: then the mask goes over the pin.)
+    expect(quarantinedArgs).toContain(
+      '--bind /w/.uxhome/quarantine /w/.uxhome/quarantine --perms 0000 --tmpfs /w/.uxhome/quarantine ',
+    );
+    // The layout's hidden list (EffectivePolicy.hostState.hidden) is masked the same way.
+    const hidden = planBwrap(
+      request({ ...workspaceWrite(), hostState: { hidden: ['/srv/ux-state'] } }),
+      host({ '/w/': '', '/srv/ux-state/': '' }),
+    );
+    expect(hidden.argv.join(' ')).toContain('--perms 0000 --tmpfs /srv/ux-state ');
+    // Under restricted reads, a directory nothing shows is left alone (no directory made inside).
+    const minimal = planBwrap(
+      request({
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'minimal' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      }),
+      { ...host({ '/usr/bin/': '', '/w/': '', '/run/user/0/ux/': '' }), privateDirs: ['/run/user/0/ux'] },
+    );
+    expect(minimal.argv.join(' ')).not.toContain('/run/user/0/ux');
   });
 
   it('notes a missing deny-read path inside the workspace instead of binding over it', () => {
@@ -236,7 +291,7 @@ describe('planBwrap', () => {
     expect(args).toContain('--perms 0000 --tmpfs /home');
     expect(args).toContain('--perms 0000 --tmpfs /opt/secrets');
     expect(args).toContain('--ro-bind /run/ux/denied /w/.env');
-    expect(args).toContain('--remount-ro /home --remount-ro /opt/secrets');
+    expect(args).toMatch(/--remount-ro \/home --remount-ro \/opt\/secrets --proc/);
     const traversable = planBwrap(
       { ...request(workspaceWrite([{ path: { type: 'path', path: '/' }, access: 'none' }])), cwd: '/w' },
       host({ '/w/': '' }),
@@ -305,9 +360,10 @@ describe('planBwrap', () => {
     const withWrapper = { ...request(restricted), env: { PATH: '/usr/bin', EXEC_WRAPPER: wrapper } };
     const entries = { '/usr/bin/': '', '/w/': '', [wrapper]: '' };
     expect(planBwrap(withWrapper, host(entries)).argv.join(' ')).toContain(`--ro-bind ${wrapper} ${wrapper}`);
-    // Not needed when the whole root is readable, nor for a wrapper that is not there.
+    // With the whole root readable it is bound read-only too (a host path: never writable), but not
+    // a wrapper that is not there.
     const readAll = { ...request(workspaceWrite()), env: withWrapper.env };
-    expect(planBwrap(readAll, host(entries)).argv.join(' ')).not.toContain(`--ro-bind ${wrapper}`);
+    expect(planBwrap(readAll, host(entries)).argv.join(' ')).toContain(`--ro-bind ${wrapper} ${wrapper}`);
     expect(planBwrap(withWrapper, host({ '/usr/bin/': '', '/w/': '' })).argv.join(' ')).not.toContain(
       `--ro-bind ${wrapper}`,
     );
@@ -322,6 +378,133 @@ describe('planBwrap', () => {
     expect(plan.notes).toContain(
       '/w/.git is a symbolic link: what it points to is read-only, the link itself can be replaced',
     );
+  });
+
+  it('private /tmp: the session directory at /tmp first, a workspace in /tmp on top, TMPDIR=/tmp', () => {
+    const tmpPolicy = (privateTmp: boolean): EffectivePolicy => ({
+      ...workspaceWrite([{ path: { type: 'special', value: 'slash_tmp' }, access: 'write' }]),
+      privateTmp,
+    });
+    const entries = { '/tmp/ws/': '', '/tmp/ux-0/bwrap-1-ab/tmp/': '', '/run/user/0/ux/': '' };
+    const sessionHost: BwrapHost = {
+      ...host(entries),
+      privateTmp: '/tmp/ux-0/bwrap-1-ab/tmp',
+      privateDirs: ['/run/user/0/ux', '/tmp/ux-0'],
+    };
+    const req = {
+      ...request(tmpPolicy(true)),
+      cwd: '/tmp/ws',
+      env: { PATH: '/usr/bin', TMPDIR: '/var/tmp/u' },
+    };
+    const plan = planBwrap(req, sessionHost);
+    const args = plan.argv.join(' ');
+    expect(plan.layout.privateTmp).toBe(true);
+    expect(plan.layout.writableRoots.map((root) => root.root)).toEqual(['/tmp/ws']);
+    expect(args).toContain('--dev /dev --bind /tmp/ux-0/bwrap-1-ab/tmp /tmp --bind /tmp/ws /tmp/ws ');
+    // The runtime root in /tmp is out of sight already (the private /tmp replaces /tmp); the other is masked.
+    expect(args).not.toContain('--tmpfs /tmp/ux-0');
+    expect(args).toContain('--perms 0000 --tmpfs /run/user/0/ux ');
+    expect(plan.env.TMPDIR).toBe('/tmp');
+    expect(plan.notes.join('\n')).toContain(
+      '/tmp is private to this session (TMPDIR=/tmp): its commands share it, nothing outside the sandbox reads it, and it is removed when the session ends; on the host it is /tmp/ux-0/bwrap-1-ab/tmp',
+    );
+    // Off: exactly as before — the host's /tmp is a writable root, every runtime root in sight masked.
+    const shared = planBwrap({ ...req, policy: tmpPolicy(false) }, sessionHost);
+    const sharedArgs = shared.argv.join(' ');
+    expect(shared.layout.writableRoots.map((root) => root.root)).toEqual(['/tmp', '/tmp/ws']);
+    expect(sharedArgs).not.toContain('/bwrap-1-ab/tmp /tmp');
+    expect(sharedArgs).toContain('--bind /tmp /tmp');
+    expect(sharedArgs).toContain('--perms 0000 --tmpfs /tmp/ux-0 ');
+    expect(shared.env.TMPDIR).toBe('/var/tmp/u');
+    expect(shared.notes.join('\n')).not.toContain('private to this session');
+    // A plan that needs a private /tmp and has no directory for it is refused, not run on the host's.
+    expect(() => planBwrap(req, host(entries))).toThrow(SandboxUnavailableError);
+    expect(() => planBwrap(req, host(entries))).toThrow(/private \/tmp/);
+  });
+
+  it('hostPaths: read-only at their canonical paths, after the masks and the private /tmp above them', () => {
+    const entries = {
+      '/w/': '',
+      '/w/tools/shim.sh': '',
+      '/tmp/ux-0/exec-server-7-cd/snapshot.sh': '',
+      '/tmp/ux-0/bwrap-1-ab/tmp/': '',
+      '/tmp/legacy/snap.sh': '',
+      '/opt/link.sh': '-> /w/tools/shim.sh',
+    };
+    const hostPaths = [
+      '/tmp/ux-0/exec-server-7-cd/snapshot.sh',
+      '/tmp/legacy/snap.sh',
+      '/opt/link.sh',
+      '/gone/snap.sh',
+      'relative.sh',
+    ];
+    const shared = planBwrap(
+      {
+        ...request(workspaceWrite([{ path: { type: 'special', value: 'slash_tmp' }, access: 'write' }])),
+        hostPaths,
+      },
+      { ...host(entries), privateDirs: ['/tmp/ux-0'] },
+    );
+    const args = shared.argv.join(' ');
+    // The runtime root stays masked (traversable: something below must be reached), the file shows.
+    expect(args).toContain(
+      '--perms 0111 --tmpfs /tmp/ux-0 --ro-bind /opt/ux/ux-sandbox-exec /opt/ux/ux-sandbox-exec --ro-bind /tmp/legacy/snap.sh /tmp/legacy/snap.sh --ro-bind /w/tools/shim.sh /w/tools/shim.sh --ro-bind /tmp/ux-0/exec-server-7-cd/snapshot.sh /tmp/ux-0/exec-server-7-cd/snapshot.sh --remount-ro /tmp/ux-0',
+    );
+    expect(shared.notes).toContain(
+      'host path /gone/snap.sh does not exist or is not absolute: it is not bound',
+    );
+    expect(shared.notes).toContain(
+      'host path relative.sh does not exist or is not absolute: it is not bound',
+    );
+    const isolated = planBwrap(
+      {
+        ...request({
+          ...workspaceWrite([{ path: { type: 'special', value: 'slash_tmp' }, access: 'write' }]),
+          privateTmp: true,
+        }),
+        hostPaths,
+      },
+      { ...host(entries), privateDirs: ['/tmp/ux-0'], privateTmp: '/tmp/ux-0/bwrap-1-ab/tmp' },
+    );
+    const isolatedArgs = isolated.argv.join(' ');
+    const tmpAt = isolatedArgs.indexOf('--bind /tmp/ux-0/bwrap-1-ab/tmp /tmp ');
+    expect(tmpAt).toBeGreaterThan(0);
+    for (const path of ['/tmp/legacy/snap.sh', '/tmp/ux-0/exec-server-7-cd/snapshot.sh'])
+      expect(isolatedArgs.indexOf(`--ro-bind ${path} ${path}`)).toBeGreaterThan(tmpAt);
+  });
+
+  it('host programs inside a writable root are read-only, their directories pinned up to the outermost root', () => {
+    const entries = {
+      '/home/u/': '',
+      '/home/u/ws/': '',
+      '/home/u/ux/native/build/ux-sandbox-exec': '',
+      '/home/u/ux/native/build/ux-path-guard': '',
+      '/home/u/bin/bwrap': '',
+    };
+    const programHost: BwrapHost = {
+      ...host(entries),
+      bwrapPath: '/home/u/bin/bwrap',
+      execShim: '/home/u/ux/native/build/ux-sandbox-exec',
+      hostPrograms: ['/home/u/ux/native/build/ux-path-guard', '/home/u/bin/bwrap', '/usr/bin/true'],
+    };
+    const plan = planBwrap(
+      {
+        ...request(workspaceWrite([{ path: { type: 'path', path: '/home/u' }, access: 'write' }])),
+        cwd: '/home/u/ws',
+      },
+      programHost,
+    );
+    const args = plan.argv.join(' ');
+    for (const dir of ['/home/u/ux', '/home/u/ux/native', '/home/u/ux/native/build', '/home/u/bin'])
+      expect(args).toContain(`--bind ${dir} ${dir} `);
+    for (const program of [
+      '/home/u/ux/native/build/ux-sandbox-exec',
+      '/home/u/ux/native/build/ux-path-guard',
+      '/home/u/bin/bwrap',
+    ])
+      expect(args.split(`--ro-bind ${program} ${program} `).length).toBe(2);
+    // Outside every writable root nothing is bound for them (the shim excepted: it runs inside).
+    expect(args).not.toContain('/usr/bin/true');
   });
 
   it('refuses an empty argv and a relative cwd', () => {
@@ -341,9 +524,9 @@ describe('planBwrap: network modes', () => {
     const asked: SeccompFilterKind[] = [];
     const value: BwrapHost = {
       ...host(entries),
-      seccompFile: (kind) => {
+      seccompProgram: (kind) => {
         asked.push(kind);
-        return `/run/ux/seccomp-${kind.network}${kind.superviseConnect ? '-supervised' : ''}.bpf`;
+        return Uint8Array.of(asked.length, 0, 0, 0, 0, 0, 0, 0);
       },
       isSocket: (path) => path.endsWith('.sock'),
     };
@@ -366,17 +549,18 @@ describe('planBwrap: network modes', () => {
     network,
     ...extra,
   });
-  /** What bwrap runs after `--`, and the bwrap arguments before it. */
+  /** What bwrap runs after `--`, and the bwrap arguments before it (after the launcher's). */
   const split = (argv: string[]) => {
-    const end = argv.indexOf('--');
-    return { bwrap: argv.slice(5, end), payload: argv.slice(end + 1) };
+    const start = argv.indexOf('--') + 2;
+    const end = argv.indexOf('--', start);
+    return { bwrap: argv.slice(start, end), payload: argv.slice(end + 1) };
   };
 
   it('proxied: no network namespace peers, the proxy socket bound in, the bridge in ux-sandbox-exec, which loads the filter', () => {
     const { host: h, asked } = networkHost();
     const plan = planBwrap(request(policy('proxied', { networkProxy: { unixSocket: PROXY } })), h);
     const { bwrap, payload } = split(plan.argv);
-    expect(plan.argv[4]).toBe('/run/ux/seccomp-proxied.bpf');
+    expect(plan.argv.slice(2, 4)).toEqual(['--seccomp-program', '0100000000000000']);
     expect(asked).toEqual([{ network: 'proxied', superviseConnect: false }]);
     expect(bwrap).toContain('--unshare-net');
     expect(bwrap).not.toContain('--seccomp');

@@ -44,13 +44,13 @@ export interface SeccompFilterKind {
 /** What the planner needs to know about the host; all of it injected, so plans are deterministic. */
 export interface BwrapHost {
   bwrapPath: string;
-  /** The shell that prepares descriptors before bwrap starts: bash (closes any fd) or a POSIX sh. */
-  shell: string;
   /**
-   * File holding the compiled seccomp program for this plan: one file for every plan, or the file for
-   * each kind of filter (the network mode, and whether connect() is supervised).
+   * The compiled seccomp program for this plan (`buildSeccompProgram`): one program for every plan, or
+   * the program for each kind of filter (the network mode, and whether connect() is supervised). It
+   * travels from the host's memory on the launcher's command line into a sealed memfd (see
+   * `launcherArgv`): there is no file a sandboxed command could rewrite.
    */
-  seccompFile: string | ((kind: SeccompFilterKind) => string);
+  seccompProgram: Uint8Array | ((kind: SeccompFilterKind) => Uint8Array);
   /**
    * Whether an existing path is a Unix socket (the proxy's, or one of `allowUnixSockets`). Default:
    * what `fs.kind` calls `other` (sockets, FIFOs, devices).
@@ -59,15 +59,29 @@ export interface BwrapHost {
   /** An empty file with mode 000, bound over deny-read files. */
   deniedFile: string;
   /**
-   * `ux-sandbox-exec`, which bwrap runs in place of the command: it restores the default signal
-   * dispositions the launcher took away from bwrap (see `LAUNCH_SCRIPT`), then runs the command.
+   * `ux-sandbox-exec` (canonical path): on the host the launcher bwrap starts through (`--launch`, see
+   * `launcherArgv`), inside the sandbox the program bwrap runs in place of the command: it restores the
+   * default signal dispositions the launcher took away from bwrap, then runs the command. Bound
+   * read-only at its own path; inside a writable root it is also pinned (host code).
    */
   execShim: string;
   /**
-   * ux's own host directories (the seccomp programs, the quarantine): masked inside the sandbox when a
-   * writable root holds them, so a command cannot rewrite the filter the next command starts with.
+   * ux's own host directories (the per-user runtime roots of every ux process, the quarantine): masked
+   * (`--perms 0000 --tmpfs … --remount-ro`) wherever a command could see them, inside a writable root
+   * or not, so a command can neither read nor rewrite what any ux process trusts.
    */
   privateDirs?: readonly string[];
+  /**
+   * The session's private `/tmp` on the host (a directory of the backend's runtime directory), bound at
+   * `/tmp` when the layout says `privateTmp`. A plan that needs it and has none is refused.
+   */
+  privateTmp?: string;
+  /**
+   * Other host programs ux runs outside the sandbox (`ux-path-guard`, bwrap itself; canonical paths):
+   * read-only, with every directory up to the outermost writable root pinned, when a writable root
+   * holds them, so no command can replace what the host runs next.
+   */
+  hostPrograms?: readonly string[];
   fs: FsView;
   homeDir?: string;
   /** The bwrap build knows `--disable-userns` (0.8.0+). */
@@ -75,6 +89,7 @@ export interface BwrapHost {
 }
 
 export interface BwrapPlan {
+  /** `launcherArgv(…)` followed by bwrap's command line. */
   argv: string[];
   env: Record<string, string>;
   /**
@@ -141,6 +156,10 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   const writableRoots = layout.writableRoots.map((root) => root.root);
   const fullWrite = writableRoots.includes('/');
   const pinned = new Set<string>();
+  const push = (op: MountOp) => {
+    if (!ops.some((other) => other.dest === op.dest && other.args.join('\0') === op.args.join('\0')))
+      ops.push(op);
+  };
   // A directory holding protected entries, or watched for a missing one, is bound onto itself, and so
   // is every directory between it and the writable root: a mount point cannot be renamed or removed
   // (EBUSY), so neither `mv .git elsewhere` nor `mv .git/worktrees elsewhere` can swap in a directory
@@ -153,6 +172,22 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
       ops.push({ dest: at, args: ['--bind', at, at] });
     }
   };
+
+  // The session's private /tmp, first: a writable root below /tmp (a workspace in /tmp) is bound on top
+  // of it at its own path, and so is an explicit writable root `/tmp`.
+  if (layout.privateTmp) {
+    if (!host.privateTmp) {
+      throw new SandboxUnavailableError({
+        backend: 'bwrap',
+        reason: 'the policy gives commands a private /tmp, and this host has no directory for it',
+        fix: 'plan through createBwrapSandbox(), which makes one per session, or pass BwrapHost.privateTmp',
+      });
+    }
+    ops.push({ dest: '/tmp', args: ['--bind', host.privateTmp, '/tmp'] });
+    notes.push(
+      `/tmp is private to this session (TMPDIR=/tmp): its commands share it, nothing outside the sandbox reads it, and it is removed when the session ends; on the host it is ${host.privateTmp}. The host's /tmp and $TMPDIR are not reachable (a writable root inside them still is, at its own path)`,
+    );
+  }
 
   for (const { root, readOnly } of layout.writableRoots) {
     ops.push({ dest: root, args: ['--bind', root, root] });
@@ -184,6 +219,35 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     }
   }
 
+  // Programs the host runs outside the sandbox (the launcher, the guard, bwrap): inside a writable root
+  // they are read-only and every directory up to the OUTERMOST root holding them is pinned, or a command
+  // could rename a parent away and put its own program where the host looks for the next launch.
+  const programs = [...new Set([host.execShim, ...(host.hostPrograms ?? [])])];
+  for (const program of programs) {
+    const outermost = writableRoots.find((w) => w !== program && isUnder(program, w));
+    if (!outermost || host.fs.kind(program) !== 'file') continue;
+    pin(posix.dirname(program), outermost);
+    push({ dest: program, args: ['--ro-bind', program, program] });
+  }
+
+  // What the launch itself reads inside (the request's hostPaths; ux-sandbox-exec; the zsh fork's execve
+  // wrapper, without which the patched zsh refuses to run anything): read-only at their canonical paths,
+  // ordered with the masks by depth, so a private /tmp or a hidden directory above one does not hide it
+  // while a hidden directory below it stays hidden.
+  const wrapper = request.env.EXEC_WRAPPER;
+  // The shim is bound whatever the view of the file system says: without it nothing runs.
+  const hostPaths: string[] = [host.execShim];
+  for (const path of [...(wrapper?.startsWith('/') ? [wrapper] : []), ...(request.hostPaths ?? [])]) {
+    const real = path.startsWith('/') ? host.fs.realpath(path) : undefined;
+    const kind = real === undefined ? undefined : host.fs.kind(real);
+    if (real === undefined || (kind !== 'file' && kind !== 'dir')) {
+      if (path !== wrapper)
+        notes.push(`host path ${path} does not exist or is not absolute: it is not bound`);
+      continue;
+    }
+    if (!hostPaths.includes(real)) hostPaths.push(real);
+  }
+
   const denied = [
     ...layout.unreadable,
     ...expandGlobs(
@@ -193,17 +257,18 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
       notes,
     ),
   ];
+  // Mask a directory traversable (0111, not listable) when something below it must stay reachable.
+  const reachable = [...writableRoots, ...layout.readableRoots, ...hostPaths];
+  const traversable = (path: string) => reachable.some((other) => other !== path && isUnder(other, path));
+  const maskedDirs: string[] = [];
   for (const path of [...new Set(denied)]) {
     const kind = host.fs.kind(path);
     const insideWritable = writableRoots.some((w) => isUnder(path, w));
     if (kind === 'dir') {
-      // Descendants that must stay reachable (writable or readable roots) need the mask traversable.
-      const traversable = [...writableRoots, ...layout.readableRoots].some(
-        (other) => other !== path && isUnder(other, path),
-      );
+      maskedDirs.push(path);
       ops.push({
         dest: path,
-        args: ['--perms', traversable ? '0111' : '0000', '--tmpfs', path],
+        args: ['--perms', traversable(path) ? '0111' : '0000', '--tmpfs', path],
         remountReadOnly: true,
       });
     } else if (kind !== undefined) {
@@ -216,8 +281,57 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     }
   }
 
+  // ux's own directories (every runtime root, the quarantine, the layout's hidden list): masked wherever
+  // the command could otherwise see them. One that nothing shows (restricted reads, under the private
+  // /tmp, under another mask) is left alone: masking it would only make directories inside the sandbox.
+  const shown = [...(fullWrite || layout.readAll ? ['/'] : layout.readableRoots), ...writableRoots];
+  const deepest = (candidates: readonly string[], path: string) =>
+    Math.max(-1, ...candidates.filter((candidate) => isUnder(path, candidate)).map(depth));
+  const exposed = (path: string) => {
+    const shownAt = deepest(shown, path);
+    if (shownAt < 0) return false;
+    if (layout.privateTmp && isUnder(path, '/tmp') && shownAt < 1) return false;
+    return deepest(maskedDirs, path) < shownAt;
+  };
+  // Canonical (a quarantine below a linked UX_HOME), existing directories; `/` itself is never one.
+  const hidden = [
+    ...new Set(
+      [...layout.hidden, ...(host.privateDirs ?? [])]
+        .filter((dir) => dir.startsWith('/'))
+        .map((dir) => host.fs.realpath(dir) ?? dir),
+    ),
+  ]
+    .filter((dir) => dir !== '/' && host.fs.kind(dir) === 'dir')
+    .sort((a, b) => depth(a) - depth(b));
+  for (const dir of hidden) {
+    if (!exposed(dir)) continue;
+    maskedDirs.push(dir);
+    ops.push({
+      dest: dir,
+      args: ['--perms', traversable(dir) ? '0111' : '0000', '--tmpfs', dir],
+      remountReadOnly: true,
+    });
+  }
+  // Nothing else is mounted inside a hidden directory: a pin (`--bind` onto itself) or a carve-out of a
+  // repository found in the quarantine would show, even make writable, what the mask hides. Only what
+  // a writable root inside it brings (an explicit grant) stays.
+  const hiddenMasks = maskedDirs.filter((dir) => hidden.includes(dir));
+  const mounted = ops.filter(
+    (op) =>
+      !hiddenMasks.some(
+        (mask) =>
+          op.dest !== mask &&
+          isUnder(op.dest, mask) &&
+          !writableRoots.some((w) => isUnder(w, mask) && isUnder(op.dest, w)),
+      ),
+  );
+  // After every mask of the same depth, so a hidden directory above them does not hide them.
+  for (const path of hostPaths)
+    if (!mounted.some((op) => op.dest === path && op.args[0] === '--ro-bind'))
+      mounted.push({ dest: path, args: ['--ro-bind', path, path] });
+
   // Parents before children: a mask or bind over a directory must not hide mounts made inside it.
-  const ordered = ops
+  const ordered = mounted
     .map((op, index) => ({ op, index }))
     .sort((a, b) => depth(a.op.dest) - depth(b.op.dest) || a.index - b.index)
     .map(({ op }) => op);
@@ -246,24 +360,13 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   }
   bwrap.push('--dev', '/dev');
   for (const op of ordered) if (!(fullWrite && op.dest === '/')) bwrap.push(...op.args);
+  // Remounted read-only last: bwrap makes the mount points of what lies below a mask inside it first.
   for (const op of ordered) if (op.remountReadOnly) bwrap.push('--remount-ro', op.dest);
   // The sandbox's root is uid 0 when ux runs as root: files of /proc that only check ownership (kernel
   // tunables, the sysrq trigger) must be read-only, or a command could change the host's kernel.
   bwrap.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
   if (host.fs.kind('/proc/sysrq-trigger') !== undefined)
     bwrap.push('--ro-bind', '/dev/null', '/proc/sysrq-trigger');
-  // The shim is bound read-only at its own path: visible under restricted reads, unchangeable when it
-  // lies inside a writable root.
-  bwrap.push('--ro-bind', host.execShim, host.execShim);
-  // The zsh fork's execve wrapper must stay visible under restricted reads: the patched zsh refuses to
-  // run a program it cannot hand to the wrapper, so a hidden wrapper would stop every command.
-  const wrapper = request.env.EXEC_WRAPPER;
-  if (!fullWrite && !layout.readAll && wrapper?.startsWith('/') && host.fs.kind(wrapper) === 'file')
-    bwrap.push('--ro-bind', wrapper, wrapper);
-  for (const dir of host.privateDirs ?? []) {
-    if (host.fs.kind(dir) === 'dir' && writableRoots.some((w) => isUnder(dir, w)))
-      bwrap.push('--perms', '0000', '--tmpfs', dir, '--remount-ro', dir);
-  }
   // Last, so nothing above hides them: each socket at its own (real) path, which exists on the host.
   bwrap.push(...network.binds);
   bwrap.push('--cap-drop', 'ALL', '--chdir', request.cwd);
@@ -278,16 +381,16 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
 
   const env: Record<string, string> = { ...request.env, UX_SANDBOX: 'bwrap', ...network.env };
   if (layout.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
+  if (layout.privateTmp) env.TMPDIR = '/tmp';
   if (layout.missingWritableRoots.length > 0) {
     notes.push(`writable roots that do not exist were skipped: ${layout.missingWritableRoots.join(', ')}`);
   }
   const keepFds = [...new Set(request.keepFds ?? [])].sort((a, b) => a - b);
-  const script = keepFds.length > 0 ? launchScript(keepFds) : LAUNCH_SCRIPT;
-  const seccompFile =
-    typeof host.seccompFile === 'string'
-      ? host.seccompFile
-      : host.seccompFile({ network: layout.network, superviseConnect: network.superviseConnect });
-  const argv = [host.shell, '-c', script, 'ux-bwrap', seccompFile, ...bwrap];
+  const program =
+    host.seccompProgram instanceof Uint8Array
+      ? host.seccompProgram
+      : host.seccompProgram({ network: layout.network, superviseConnect: network.superviseConnect });
+  const argv = [...launcherArgv(host.execShim, program, keepFds), ...bwrap];
   return { argv, env, guardTargets, notes, layout };
 }
 
@@ -377,23 +480,33 @@ function networkPlan(layout: SandboxLayout, host: BwrapHost): NetworkPlan {
 }
 
 /**
- * Runs before bwrap. First it makes bwrap ignore SIGHUP, SIGINT, SIGQUIT and SIGTERM: they are sent to
- * the whole process group (or the terminal's foreground group), and bwrap, which would die of them and
- * take the sandbox with it, must stay until the command has handled them and exited (`ux-sandbox-exec`
- * gives the command its default dispositions back). Then it closes every inherited descriptor above
- * stderr (bwrap passes them all into the sandbox, and an open descriptor to a file outside is a way out
- * no mount can stop), except those the request's `keepFds` names (see `launchScript`), and opens the seccomp program on fd 3. Closing descriptors above 9 needs bash (or
- * busybox ash); a shell that cannot fails here, and the sandbox does not start.
+ * The launcher bwrap starts through: `ux-sandbox-exec --launch` (native/ux-sandbox-exec.c), on the host.
+ * It makes bwrap ignore SIGHUP, SIGINT, SIGQUIT and SIGTERM: they are sent to the whole process group
+ * (or the terminal's foreground group), and bwrap, which would die of them and take the sandbox with
+ * it, must stay until the command has handled them and exited (`ux-sandbox-exec` inside gives the
+ * command its default dispositions back). It closes every inherited descriptor above stderr (bwrap
+ * passes them all into the sandbox, and an open descriptor to a file outside is a way out no mount can
+ * stop) except `keepFds` (the request's, checked by `planBwrap`: whole numbers from 10 to 1023). It
+ * writes `program` (here, in hex, from the host's memory) into a memfd, seals it (no shrink, grow,
+ * write or further seal) and puts it on descriptor 3 for bwrap's `--seccomp 3` or `ux-sandbox-exec
+ * --seccomp-fd 3` inside. No seccomp program is ever a file, so none can be rewritten between launches.
+ * A kernel that cannot seal a memfd fails the launch (exit 125, `ux: sandbox setup failed: …`).
+ * bwrap's own command line follows.
  */
-export const LAUNCH_SCRIPT = launchScript([]);
-
-/**
- * `LAUNCH_SCRIPT` that also keeps the descriptors in `keepFds` (the request's `keepFds`, checked by
- * `planBwrap`: whole numbers from 10 to 1023) open for bwrap, which passes them into the sandbox.
- */
-export function launchScript(keepFds: readonly number[]): string {
-  const kept = ['0', '1', '2', ...keepFds.map(String)].join('|');
-  return `trap '' HUP INT QUIT TERM; for fd in /proc/self/fd/*; do n=\${fd##*/}; case $n in ${kept}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec ${SECCOMP_FD}<"$1" && shift && exec "$@"`;
+export function launcherArgv(
+  execShim: string,
+  program: Uint8Array,
+  keepFds: readonly number[] = [],
+): string[] {
+  const kept = [...new Set(keepFds)].sort((a, b) => a - b).flatMap((fd) => ['--keep-fd', String(fd)]);
+  return [
+    execShim,
+    '--launch',
+    ...kept,
+    '--seccomp-program',
+    Buffer.from(program.buffer, program.byteOffset, program.byteLength).toString('hex'),
+    '--',
+  ];
 }
 
 /** The shallowest component of `path` below `root` that does not exist. */

@@ -1,17 +1,33 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
+  createProcessRuntimeDir,
+  ensureUxRuntimeRoot,
   InvalidArgumentsError,
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
   nodeFsView,
+  runtimeDirPid,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxNotice,
   type SandboxProbe,
   SandboxUnavailableError,
+  uxRuntimeRoot,
+  uxRuntimeRoots,
 } from '@ux/protocol/core';
 import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
@@ -35,35 +51,44 @@ export interface BwrapSandboxSettings {
   /**
    * Where a protected path that a command created is moved when the host takes it away (a missing
    * `.codex` or `.git/commondir`, say). Default: none, and such paths are removed. The CLI uses
-   * `$UX_HOME/quarantine`. Masked inside the sandbox when a writable root holds it.
+   * `$UX_HOME/quarantine`. Masked inside the sandbox wherever a command could see it.
    */
   quarantineDir?: string;
 }
 
 interface HostFiles {
+  /** This backend's runtime directory: `<runtime root>/bwrap-<pid>-<random>` (0700, canonical). */
   dir: string;
-  /** The filter file for a network mode (and a supervised connect), written when first asked for. */
-  seccomp(kind: SeccompFilterKind): string;
+  /** An empty file with mode 000, bound over deny-read files. */
   denied: string;
+  /** The session's private `/tmp` (0700), bound at `/tmp` when the policy asks for it. */
+  tmp: string;
 }
 
 interface Ready {
   bwrapPath: string;
-  shell: string;
   version: string;
   disableUserns: boolean;
   argv0: boolean;
   files: HostFiles;
   execShim: string;
+  guardBinary: string;
   guard: PathGuard;
+  /** The seccomp program for each kind of filter, assembled on first use and kept in memory. */
+  program(kind: SeccompFilterKind): Uint8Array;
+  /** The sweep of runtime directories of ux processes that are gone. */
+  swept: Promise<void>;
+  /** Removes the runtime directory when this process exits (unregistered by `close()`). */
+  onExit: () => void;
 }
 
-/** The bwrap backend; `close()` ends its path guard and removes its private files. */
+/** The bwrap backend; `close()` ends its path guard and removes its runtime directory. */
 export type BwrapSandbox = SandboxBackend & { close(): Promise<void> };
 
 /**
  * The Linux backend: bubblewrap with a seccomp filter generated in TypeScript. Create one per host and
- * hand it to `createSandboxRegistry({ bwrap: createBwrapSandbox() })`.
+ * hand it to `createSandboxRegistry({ bwrap: createBwrapSandbox() })`. One backend is one session: its
+ * commands share one private `/tmp` (when the policy asks for one) until `close()`.
  */
 export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSandbox {
   let ready: Promise<Ready | (SandboxProbe & { available: false })> | undefined;
@@ -96,56 +121,79 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
               : 'set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
         };
       }
+      // Host programs by their canonical paths, resolved once: the launcher, the guard and bwrap run
+      // outside the sandbox, and a symbolic link on the way (pnpm's node_modules) that a command could
+      // replace must not decide which program the next launch runs. Plans pin them read-only.
       let execShim: string;
       let guardBinary: string;
+      let bwrapPath: string;
       try {
-        execShim = checkedNativeBinary('ux-sandbox-exec');
-        guardBinary = checkedNativeBinary('ux-path-guard');
+        execShim = realpathSync(checkedNativeBinary('ux-sandbox-exec'));
+        guardBinary = realpathSync(checkedNativeBinary('ux-path-guard'));
+        bwrapPath = realpathSync(found.path);
       } catch (error) {
         if (!SandboxUnavailableError.isInstance(error)) throw error;
         return { available: false as const, reason: error.reason, fix: error.fix };
       }
+      // Most hosts only ever use one or two of the filters; each costs a millisecond or two to assemble.
+      const programs = new Map<string, Uint8Array>();
+      const program = ({ network, superviseConnect }: SeccompFilterKind) => {
+        const key = `${network}${superviseConnect ? '-supervised' : ''}`;
+        let built = programs.get(key);
+        if (!built) {
+          built = buildSeccompProgram(arch, network, { superviseConnect });
+          programs.set(key, built);
+        }
+        return built;
+      };
+      const cached = settings.probeCacheFile ? readProbeCache(settings.probeCacheFile, bwrapPath) : undefined;
+      // The start-up checks are independent: run them together (this is on every host's path).
+      const [features, failure] = cached
+        ? [cached, undefined]
+        : await Promise.all([
+            bwrapFeatures(bwrapPath),
+            probeBwrapRun(bwrapPath, program({ network: 'restricted', superviseConnect: false }), execShim),
+          ]);
+      if ('reason' in features)
+        return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
+      if (failure) return failure as SandboxProbe & { available: false };
+      if (settings.probeCacheFile && !cached) writeProbeCache(settings.probeCacheFile, bwrapPath, features);
+      let files: HostFiles;
+      try {
+        files = createHostFiles();
+      } catch (error) {
+        if (SandboxUnavailableError.isInstance(error))
+          return { available: false as const, reason: error.reason, fix: error.fix };
+        return {
+          available: false as const,
+          reason: `cannot create ux's runtime directory: ${(error as Error).message}`,
+          fix: `check that this user can write ${uxRuntimeRoot()} (ux's per-user runtime root)`,
+        };
+      }
       // Made now, not by the guard at its first move: creating it then could itself look like a
       // protected name appearing (`~/.ux` when the home directory is the workspace).
       if (settings.quarantineDir) ensurePrivateDir(settings.quarantineDir);
-      const files = writeHostFiles(arch);
-      // The guard also removes the host files when this process is killed before it can.
+      // The guard also removes the runtime directory (through descriptors) when this process is killed.
       const guard = createPathGuard({
         binaryPath: guardBinary,
         ...(settings.quarantineDir ? { quarantineDir: settings.quarantineDir } : {}),
         removeOnExit: [files.dir],
       });
       guard.start();
-      // bash closes descriptors of any number before bwrap starts; a plain sh only up to 9.
-      const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
-      const cached = settings.probeCacheFile
-        ? readProbeCache(settings.probeCacheFile, found.path)
-        : undefined;
-      // The three start-up checks are independent: run them together (this is on every host's path).
-      const [features, failure] = cached
-        ? [cached, undefined]
-        : await Promise.all([
-            bwrapFeatures(found.path),
-            probeBwrapRun(
-              found.path,
-              files.seccomp({ network: 'restricted', superviseConnect: false }),
-              shell,
-              execShim,
-            ),
-          ]);
-      if ('reason' in features)
-        return { available: false as const, reason: features.reason, fix: 'reinstall bubblewrap' };
-      if (failure) return failure as SandboxProbe & { available: false };
-      if (settings.probeCacheFile && !cached) writeProbeCache(settings.probeCacheFile, found.path, features);
+      const onExit = () => removeRuntimeDirSync(execShim, files);
+      process.once('exit', onExit);
       const state: Ready = {
-        bwrapPath: found.path,
-        shell,
+        bwrapPath,
         disableUserns: features.disableUserns,
         argv0: features.argv0,
         files,
         version: features.version,
         execShim,
+        guardBinary,
         guard,
+        program,
+        swept: sweepDeadRuntimeDirs(execShim),
+        onExit,
       };
       return state;
     })();
@@ -162,7 +210,7 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       if ('available' in state) return state;
       return {
         available: true,
-        version: (state as Ready & { version: string }).version,
+        version: state.version,
         // The probe ran a real sandbox with these, so reaching here means they work.
         details: {
           bwrapPath: state.bwrapPath,
@@ -187,12 +235,19 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         throw new SandboxUnavailableError({ backend: 'bwrap', reason: state.reason, fix: state.fix });
       const plan = planBwrap(request, {
         bwrapPath: state.bwrapPath,
-        shell: state.shell,
-        seccompFile: (kind) => state.files.seccomp(kind),
+        seccompProgram: state.program,
         isSocket,
         deniedFile: state.files.denied,
         execShim: state.execShim,
-        privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
+        // Every runtime root of every ux process (looked at each plan: another ux may have made one
+        // since), this backend's own directory, the quarantine.
+        privateDirs: [
+          ...uxRuntimeRoots(),
+          state.files.dir,
+          ...(settings.quarantineDir ? [settings.quarantineDir] : []),
+        ],
+        privateTmp: state.files.tmp,
+        hostPrograms: [state.guardBinary, state.bwrapPath],
         fs: nodeFsView(),
         homeDir: settings.homeDir ?? homedir(),
         disableUserns: state.disableUserns,
@@ -226,8 +281,14 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       const state = await ready;
       ready = undefined;
       if (!state || 'available' in state) return;
+      process.removeListener('exit', state.onExit);
+      // The guard removes the runtime directory as it ends; the remover below makes sure of it (the
+      // guard may have died). Both go through descriptors: a command of this session may still be
+      // swapping things in the private /tmp.
       await state.guard.close();
-      rmSync(state.files.dir, { recursive: true, force: true });
+      await state.swept;
+      if (!removeUntouchedRuntimeDir(state.files))
+        await removeThroughDescriptors(state.execShim, [state.files.dir]);
     },
   };
 }
@@ -251,30 +312,109 @@ function ensurePrivateDir(dir: string): void {
 }
 
 /**
- * The seccomp programs and the deny mask live in a private directory (0700) for the life of the host:
- * a shared, predictable path in /tmp could be swapped by another user.
+ * The runtime directory of this backend, in the per-user runtime root shared by every ux process
+ * (docs/threat-model.md), which every plan of every ux process masks: the deny mask (mode 000) and the
+ * session's private `/tmp`. No seccomp program is kept on disk. The other candidate root in `/tmp` is
+ * made too (empty, 0700): a root that does not exist when a sandbox starts is not masked in it, and a
+ * command that could write `/tmp` could make it first and keep it open for a later ux process.
  */
-function writeHostFiles(arch: 'x64' | 'arm64'): HostFiles {
-  const dir = mkdtempSync(join(tmpdir(), 'ux-bwrap-'));
-  chmodSync(dir, 0o700);
-  // Most hosts only ever use one or two of the filters; each costs a millisecond or two to assemble.
-  const written = new Map<string, string>();
-  const files: HostFiles = {
-    dir,
-    seccomp({ network, superviseConnect }) {
-      const name = `seccomp-${network}${superviseConnect ? '-supervised' : ''}.bpf`;
-      let path = written.get(name);
-      if (!path) {
-        path = join(dir, name);
-        writeFileSync(path, buildSeccompProgram(arch, network, { superviseConnect }), { mode: 0o600 });
-        written.set(name, path);
-      }
-      return path;
-    },
-    denied: join(dir, 'denied'),
+function createHostFiles(): HostFiles {
+  const root = ensureUxRuntimeRoot();
+  const fallback = uxRuntimeRoots().at(-1);
+  if (fallback && fallback !== root) {
+    try {
+      ensureUxRuntimeRoot(fallback);
+    } catch {
+      // Someone else's: it is masked in every sandbox all the same, and this process does not use it.
+    }
+  }
+  const dir = realpathSync(createProcessRuntimeDir('bwrap', root));
+  const denied = join(dir, 'denied');
+  writeFileSync(denied, '', { mode: 0o000 });
+  chmodSync(denied, 0o000);
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { mode: 0o700 });
+  return { dir, denied, tmp };
+}
+
+/**
+ * Removes `paths` with `ux-sandbox-exec --remove`: each directory opened without following a link,
+ * relative to its parent's descriptor, and emptied through its own (never `fs.rmSync(recursive)`, which
+ * walks paths: a command that swaps a directory for a link mid-removal would have it delete what the
+ * link points to). Resolves with what it could not remove (empty when everything is gone).
+ */
+export function removeThroughDescriptors(execShim: string, paths: readonly string[]): Promise<string> {
+  if (paths.length === 0) return Promise.resolve('');
+  return new Promise((resolve) => {
+    const child = spawn(execShim, ['--remove', ...paths], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error) => resolve(`${execShim}: ${error.message}`));
+    child.on('close', () => resolve(stderr.trim()));
+  });
+}
+
+/**
+ * Removes the runtime directory at once when its private `/tmp` is empty (most sessions never write
+ * there): the mask file, then each directory with `rmdir`, none of which follows a link. Only the
+ * private `/tmp` was ever in a command's reach (as `/tmp`, a mount point it cannot rename), and an
+ * `rmdir` of it fails when anything is inside. False when something is left for the remover.
+ */
+function removeUntouchedRuntimeDir(files: HostFiles): boolean {
+  const attempt = (remove: () => void) => {
+    try {
+      remove();
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    }
   };
-  writeFileSync(files.denied, '', { mode: 0o000 });
-  chmodSync(files.denied, 0o000);
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return files;
+  attempt(() => unlinkSync(files.denied));
+  return attempt(() => rmdirSync(files.tmp)) && attempt(() => rmdirSync(files.dir));
+}
+
+/** Removes the runtime directory while this process exits (synchronously). */
+function removeRuntimeDirSync(execShim: string, files: HostFiles): void {
+  if (removeUntouchedRuntimeDir(files)) return;
+  try {
+    spawnSync(execShim, ['--remove', files.dir], { stdio: 'ignore', timeout: 10_000 });
+  } catch {
+    // The guard removes it too.
+  }
+}
+
+/**
+ * Removes the runtime directories that ux processes which are gone left in the runtime roots (killed
+ * before they could clean up, their guard killed too), through descriptors. A directory whose pid is
+ * alive (or belongs to a process this user cannot signal) is kept; a root that is not this user's
+ * private directory is not touched.
+ */
+export async function sweepDeadRuntimeDirs(execShim: string): Promise<void> {
+  const dead: string[] = [];
+  for (const root of uxRuntimeRoots()) {
+    let names: string[];
+    try {
+      const stat = lstatSync(root);
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0) continue;
+      names = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = runtimeDirPid(name);
+      if (pid !== undefined && pid !== process.pid && !isAlive(pid)) dead.push(join(root, name));
+    }
+  }
+  await removeThroughDescriptors(execShim, dead);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

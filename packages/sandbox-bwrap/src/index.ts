@@ -1,14 +1,19 @@
 export {
   type BwrapHost,
   type BwrapPlan,
-  LAUNCH_SCRIPT,
   LINUX_MINIMAL_READ_ROOTS,
-  launchScript,
+  launcherArgv,
   planBwrap,
   type SeccompFilterKind,
 } from './bwrap-plan.js';
 export { classifyBwrapDenial } from './classify-bwrap-denial.js';
-export { type BwrapSandbox, type BwrapSandboxSettings, createBwrapSandbox } from './create-bwrap-sandbox.js';
+export {
+  type BwrapSandbox,
+  type BwrapSandboxSettings,
+  createBwrapSandbox,
+  removeThroughDescriptors,
+  sweepDeadRuntimeDirs,
+} from './create-bwrap-sandbox.js';
 export { findBwrap } from './find-bwrap.js';
 export { checkedNativeBinary, type NativeBinaryName, nativeBinaryPath } from './native-path.js';
 export {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { SandboxProbe } from '@ux/protocol/core';
-import { LAUNCH_SCRIPT } from './bwrap-plan.js';
+import { launcherArgv } from './bwrap-plan.js';
 
 export interface BwrapFeatures {
   version: string;
@@ -67,20 +67,18 @@ export async function bwrapFeatures(bwrapPath: string): Promise<BwrapFeatures | 
 }
 
 /**
- * Starts a real sandbox the way plans do (user, pid and net namespaces, private /proc and /dev, no
- * capabilities, the seccomp program) and turns a failure into the reason and the fix.
+ * Starts a real sandbox the way plans do (the launcher with the seccomp program in a sealed memfd, user,
+ * pid and net namespaces, private /proc and /dev, no capabilities, the filter) and turns a failure into
+ * the reason and the fix.
  */
 export async function probeBwrapRun(
   bwrapPath: string,
-  seccompFile: string,
-  shell: string,
+  program: Uint8Array,
   execShim: string,
 ): Promise<SandboxProbe | undefined> {
-  const result = await run(shell, [
-    '-c',
-    LAUNCH_SCRIPT,
-    'ux-bwrap-probe',
-    seccompFile,
+  const [launcher, ...launcherArgs] = launcherArgv(execShim, program);
+  const result = await run(launcher!, [
+    ...launcherArgs,
     bwrapPath,
     '--die-with-parent',
     '--unshare-user',
@@ -131,6 +129,13 @@ export function explainFailure(stderr: string): SandboxProbe & { available: fals
       available: false,
       reason: `bubblewrap cannot mount a private /proc here (${text}); ux does not fall back to the host's /proc, which would expose other processes`,
       fix: 'run where /proc can be mounted (a container needs --privileged or an unmasked /proc), or use the container itself as the sandbox with sandbox mode "danger-full-access"',
+    };
+  }
+  if (/memfd|memory file|F_ADD_SEALS|F_GET_SEALS/.test(text)) {
+    return {
+      available: false,
+      reason: `the seccomp program cannot be handed to bubblewrap in a sealed memory file (${text})`,
+      fix: 'use a kernel with memfd sealing (Linux 3.17 or later); ux never passes the filter through a file a sandboxed command could rewrite',
     };
   }
   if (/seccomp/i.test(text)) {

@@ -47,10 +47,12 @@ export interface SandboxPlanRequest {
    */
   keepFds?: readonly number[];
   /**
-   * Files and directories the launch itself reads inside the sandbox (the shell snapshot it sources,
-   * ux's own PATH directories, the shell): a backend keeps them readable at their own paths whatever
-   * else the plan hides (a private `/tmp`, ux's hidden runtime directories, restricted reads), never
-   * writable. Absolute; missing ones are skipped.
+   * Files and directories the launch itself reads inside the sandbox (absolute host paths): the shell
+   * snapshot the command sources, ux's `apply_patch` shim directory, the shell. A backend makes each
+   * visible read-only at its own (canonical) path after every mask, so that neither a private `/tmp`
+   * nor one of ux's hidden directories (`hostState.hidden`, the runtime roots) hides it, while a hidden
+   * directory inside one stays hidden. Never writable, even inside a writable root. Missing ones are
+   * skipped (the plan's notes say so). Not a grant of the policy: pass only ux's own files.
    */
   hostPaths?: readonly string[];
 }

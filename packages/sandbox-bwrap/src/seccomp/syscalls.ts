@@ -60,6 +60,7 @@ export const SYSCALLS: Record<string, Record<SeccompArch, number | undefined>> =
   seccomp: { x64: 317, arm64: 277 },
   pidfd_open: { x64: 434, arm64: 434 },
   pidfd_getfd: { x64: 438, arm64: 438 },
+  memfd_create: { x64: 319, arm64: 279 },
 };
 
 export const EPERM = 1;
