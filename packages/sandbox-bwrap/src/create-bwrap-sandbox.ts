@@ -15,6 +15,7 @@ import {
 } from '@ux/protocol/core';
 import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
+import { findGitTemplateDir, trackCreatedRepositories } from './created-repositories.js';
 import { findBwrap } from './find-bwrap.js';
 import { checkedNativeBinary } from './native-path.js';
 import { createPathGuard, type PathGuard } from './path-guard.js';
@@ -67,6 +68,8 @@ export type BwrapSandbox = SandboxBackend & { close(): Promise<void> };
  */
 export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSandbox {
   let ready: Promise<Ready | (SandboxProbe & { available: false })> | undefined;
+  // Repositories commands create are checked after each command and protected from then on.
+  const repositories = trackCreatedRepositories({ startedAt: Date.now() });
 
   const prepare = () => {
     ready ??= (async () => {
@@ -110,9 +113,11 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       if (settings.quarantineDir) ensurePrivateDir(settings.quarantineDir);
       const files = writeHostFiles(arch);
       // The guard also removes the host files when this process is killed before it can.
+      const gitTemplateDir = findGitTemplateDir();
       const guard = createPathGuard({
         binaryPath: guardBinary,
         ...(settings.quarantineDir ? { quarantineDir: settings.quarantineDir } : {}),
+        ...(gitTemplateDir ? { gitTemplateDir } : {}),
         removeOnExit: [files.dir],
       });
       guard.start();
@@ -185,18 +190,23 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       const state = await prepare();
       if ('available' in state)
         throw new SandboxUnavailableError({ backend: 'bwrap', reason: state.reason, fix: state.fix });
-      const plan = planBwrap(request, {
-        bwrapPath: state.bwrapPath,
-        shell: state.shell,
-        seccompFile: (kind) => state.files.seccomp(kind),
-        isSocket,
-        deniedFile: state.files.denied,
-        execShim: state.execShim,
-        privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
-        fs: nodeFsView(),
-        homeDir: settings.homeDir ?? homedir(),
-        disableUserns: state.disableUserns,
-      });
+      const plannedAt = Date.now();
+      const policy = repositories.policyFor(request.policy);
+      const plan = planBwrap(
+        { ...request, policy },
+        {
+          bwrapPath: state.bwrapPath,
+          shell: state.shell,
+          seccompFile: (kind) => state.files.seccomp(kind),
+          isSocket,
+          deniedFile: state.files.denied,
+          execShim: state.execShim,
+          privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
+          fs: nodeFsView(),
+          homeDir: settings.homeDir ?? homedir(),
+          disableUserns: state.disableUserns,
+        },
+      );
       // Notices are kept for listeners that subscribe later; the watch is in place before the plan is
       // returned, so before anything runs under it. A guard that cannot watch fails the plan (closed).
       const notices: SandboxNotice[] = [];
@@ -211,7 +221,12 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         env: plan.env,
         sandboxType: 'bwrap',
         enforcement: { fileSystem: 'enforced', network: 'enforced', notes: plan.notes },
-        cleanup: () => watch.stop(),
+        // The sandbox has ended: check the repositories the command created (docs/protected-paths.md).
+        cleanup: async () => {
+          const scan = repositories.scan(plan.layout, policy, plannedAt);
+          await watch.stop({ repositories: scan.checks });
+          repositories.remember(scan.workTrees);
+        },
         onNotice(listener) {
           for (const notice of notices) listener(notice);
           listeners.add(listener);

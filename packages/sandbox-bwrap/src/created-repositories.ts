@@ -1,0 +1,196 @@
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
+import { posix } from 'node:path';
+import {
+  type EffectivePolicy,
+  type FindRepositoriesOptions,
+  findRepositories,
+  isUnder,
+  type SandboxLayout,
+} from '@ux/protocol/core';
+import type { RepositoryToCheck } from './path-guard.js';
+
+/**
+ * File-system timestamps come from a coarse clock (a tick behind the one `Date.now()` reads): a file
+ * made just after a moment can carry a time just before it.
+ */
+export const TIMESTAMP_SLACK_MS = 50;
+/** How many repositories a backend remembers (the oldest are forgotten first). */
+export const REMEMBERED_REPOSITORIES_MAX = 1000;
+
+/** The surface whose change during a command makes an unprotected repository worth a check. */
+const SURFACE = ['config', 'hooks', 'commondir', 'config.worktree', 'info/attributes'];
+
+export interface RepositoryScan {
+  /** Git directories to check (the guard's `C` records). */
+  checks: RepositoryToCheck[];
+  /** Work trees of the repositories found new (checked, or pointing outside every writable root). */
+  workTrees: string[];
+  /** Directories the scan read, and whether its budget ran out first (`findRepositories`). */
+  directories: number;
+  truncated: boolean;
+}
+
+/**
+ * The repositories sandboxed commands of one backend created, found after each command and
+ * remembered, so that later plans protect them like the repositories found when the session started.
+ */
+export interface CreatedRepositories {
+  /** `policy` with the remembered repositories added to its `knownRepositories`. */
+  policyFor(policy: EffectivePolicy): EffectivePolicy;
+  /**
+   * After a command whose sandbox has ended: the repositories below its writable roots (except the
+   * roots themselves, whose `.git` the guard watches) that were created since the backend started
+   * (birth time, or change time where the file system keeps no birth time), or whose configuration
+   * surface changed since `plannedAt`, and that the plan did not already protect (`policy`'s
+   * `knownRepositories`, the remembered ones).
+   */
+  scan(layout: SandboxLayout, policy: EffectivePolicy, plannedAt: number): RepositoryScan;
+  remember(workTrees: readonly string[]): void;
+  /** The remembered work trees, oldest first. */
+  readonly known: readonly string[];
+}
+
+export interface CreatedRepositoriesOptions {
+  /** When the backend started (host clock, ms). */
+  startedAt: number;
+  /** Bounds of the scan (`findRepositories`' defaults otherwise). */
+  scan?: FindRepositoriesOptions;
+}
+
+export function trackCreatedRepositories(options: CreatedRepositoriesOptions): CreatedRepositories {
+  const remembered = new Set<string>();
+
+  return {
+    get known() {
+      return [...remembered];
+    },
+
+    policyFor(policy) {
+      if (remembered.size === 0) return policy;
+      return { ...policy, knownRepositories: [...(policy.knownRepositories ?? []), ...remembered] };
+    },
+
+    remember(workTrees) {
+      for (const workTree of workTrees) {
+        remembered.delete(workTree);
+        remembered.add(workTree);
+      }
+      for (const oldest of remembered) {
+        if (remembered.size <= REMEMBERED_REPOSITORIES_MAX) break;
+        remembered.delete(oldest);
+      }
+    },
+
+    scan(layout, policy, plannedAt) {
+      // A whole-disk writable root is not scanned: nothing about it is sandboxed for files.
+      const roots = layout.writableRoots.map(({ root }) => root).filter((root) => root !== '/');
+      const result: RepositoryScan = { checks: [], workTrees: [], directories: 0, truncated: false };
+      if (roots.length === 0) return result;
+      const found = findRepositories(roots, options.scan);
+      result.directories = found.directories;
+      result.truncated = found.truncated;
+      const protectedAlready = new Set<string>([...roots, ...remembered]);
+      for (const known of policy.knownRepositories ?? []) protectedAlready.add(canonical(known));
+      for (const workTree of found.repositories) {
+        if (protectedAlready.has(workTree)) continue;
+        const git = posix.join(workTree, '.git');
+        const stat = lstatOrUndefined(git);
+        if (!stat) continue;
+        const born = stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.ctimeMs;
+        const created = born >= options.startedAt - TIMESTAMP_SLACK_MS;
+        const changed =
+          !created &&
+          stat.isDirectory() &&
+          SURFACE.some(
+            (name) =>
+              (lstatOrUndefined(posix.join(git, name))?.ctimeMs ?? 0) >= plannedAt - TIMESTAMP_SLACK_MS,
+          );
+        if (!created && !changed) continue;
+        const gitDir = stat.isDirectory()
+          ? git
+          : stat.isFile()
+            ? pointerTarget(git)
+            : stat.isSymbolicLink()
+              ? realpathOrUndefined(git)
+              : undefined;
+        if (gitDir === undefined) continue; // not a repository git would use
+        result.workTrees.push(workTree);
+        // Only what a command could have written needs a check: a git directory below a writable root.
+        const root = [...roots]
+          .reverse()
+          .find((candidate) => gitDir !== candidate && isUnder(gitDir, candidate));
+        if (root) result.checks.push({ root, gitDir: posix.relative(root, gitDir), workTree });
+      }
+      return result;
+    },
+  };
+}
+
+/**
+ * Where git's own templates are (the hooks a new repository starts with): `GIT_TEMPLATE_DIR` when it
+ * names a directory, else the first of the usual install places that exists.
+ */
+export function findGitTemplateDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const candidates = [
+    env.GIT_TEMPLATE_DIR,
+    '/usr/share/git-core/templates',
+    '/usr/local/share/git-core/templates',
+    '/run/current-system/sw/share/git-core/templates',
+  ];
+  return candidates.find(
+    (dir) =>
+      dir?.startsWith('/') && existsSync(posix.join(dir, 'hooks')) && lstatOrUndefined(dir)?.isDirectory(),
+  );
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function canonical(path: string): string {
+  return realpathOrUndefined(path) ?? path;
+}
+
+/**
+ * The git directory a `.git` file points to (`gitdir: <path>`, relative to the file), resolved as git
+ * resolves it (links followed), when it is a directory. The file is opened without blocking and read
+ * only if it is a regular file, at most 4 KiB: a command may have made it a FIFO.
+ */
+function pointerTarget(gitFile: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(gitFile, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(4096);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(buffer.subarray(0, length).toString('utf8'));
+    if (!match) return undefined;
+    const target = realpathOrUndefined(posix.resolve(posix.dirname(gitFile), match[1]!));
+    return target && lstatOrUndefined(target)?.isDirectory() ? target : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
