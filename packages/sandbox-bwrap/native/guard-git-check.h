@@ -570,6 +570,31 @@ static void take_if_present(struct repo_check *rc, int fd, const char *name, con
   take_item(rc, fd, name, rel, NULL);
 }
 
+/*
+ * A linked worktree's git directory (XFD; REL its path inside the checked git directory, ending in '/'
+ * or empty): `commondir` must be the "../.." git writes (it says where the config and hooks are),
+ * `gitdir` a regular file, and there must be no `config.worktree`. Git reads no hooks there.
+ */
+static void check_linked_gitdir(struct repo_check *rc, int xfd, const char *rel) {
+  size_t len;
+  int big;
+  char *commondir = read_small(xfd, "commondir", 64, &len, &big);
+  struct stat cst;
+  int has = fstatat(xfd, "commondir", &cst, AT_SYMLINK_NOFOLLOW) == 0;
+  int gits = commondir && !big &&
+             ((len == 6 && memcmp(commondir, "../..\n", 6) == 0) || (len == 5 && memcmp(commondir, "../..", 5) == 0));
+  if (has && !gits) {
+    char item[PATH_MAX];
+    rel3(item, rel, "commondir", NULL);
+    take_item(rc, xfd, "commondir", item, "not the \"../..\" git writes");
+  }
+  free(commondir);
+  struct stat gst;
+  if (fstatat(xfd, "gitdir", &gst, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(gst.st_mode))
+    take_if_present(rc, xfd, "gitdir", rel);
+  take_if_present(rc, xfd, "config.worktree", rel);
+}
+
 static void check_worktrees(struct repo_check *rc, int gfd, const char *prefix) {
   char rel[PATH_MAX];
   struct stat st;
@@ -593,23 +618,7 @@ static void check_worktrees(struct repo_check *rc, int gfd, const char *prefix) 
       rel3(item, prefix, "worktrees/", NULL);
       take_if_present(rc, wfd, names[i], item);
     } else {
-      size_t len;
-      int big;
-      char *commondir = read_small(xfd, "commondir", 64, &len, &big);
-      struct stat cst;
-      int has = fstatat(xfd, "commondir", &cst, AT_SYMLINK_NOFOLLOW) == 0;
-      if (has && !(commondir && !big && ((len == 6 && memcmp(commondir, "../..\n", 6) == 0) ||
-                                         (len == 5 && memcmp(commondir, "../..", 5) == 0)))) {
-        char item[PATH_MAX];
-        rel3(item, rel, "commondir", NULL);
-        take_item(rc, xfd, "commondir", item, "not the \"../..\" git writes");
-      }
-      free(commondir);
-      struct stat gst;
-      if (fstatat(xfd, "gitdir", &gst, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(gst.st_mode))
-        take_if_present(rc, xfd, "gitdir", rel);
-      take_if_present(rc, xfd, "config.worktree", rel);
-      check_hooks(rc, xfd, rel); /* git does not read hooks there; nor should anything be left there */
+      check_linked_gitdir(rc, xfd, rel);
       close(xfd);
     }
     free(names[i]);

@@ -20,11 +20,12 @@
  *   W <id> <dir> <name>   add a target to registration <id> (many W may precede one G)
  *   V <id> <dir> <name>   the same, for a repository's git directory
  *   G <id>                watch the targets of <id>; reply R <id>, or E <id> <message>
- *   C <id> <root> <rel> <worktree>
+ *   C <id> <root> <rel> <worktree> <kind>
  *                         at the end of <id>, check the git directory <rel> (relative, no "..",
  *                         opened below <root> without following links) as a repository a command
  *                         created; <worktree> (absolute, or empty: the git directory's parent) is
- *                         where its core.worktree may point
+ *                         where its core.worktree may point; <kind> "w": a linked worktree's git
+ *                         directory, whose pointers only are checked (empty: a repository's)
  *   U <id>                drain pending events, check every target of <id> once more, seal, check
  *                         the repositories of <id>, unwatch; reply D <id> after every notice of <id>
  * Guard -> host, same framing:
@@ -111,6 +112,7 @@ struct target {
 
 struct check_request {
   char *root, *rel, *worktree;
+  int linked; /* a linked worktree's git directory: only its pointers */
   struct check_request *next;
 };
 
@@ -810,7 +812,7 @@ static int valid_relative(const char *rel) {
 
 #define MAX_CHECKS 256
 
-static void on_check(const char *id, const char *root, const char *rel, const char *worktree) {
+static void on_check(const char *id, const char *root, const char *rel, const char *worktree, const char *kind) {
   struct reg *r = find_reg(id);
   if (!r || !r->live || root[0] != '/' || !valid_relative(rel) || (worktree[0] && worktree[0] != '/')) return;
   size_t count = 0;
@@ -820,6 +822,7 @@ static void on_check(const char *id, const char *root, const char *rel, const ch
   c->root = xstrdup(root);
   c->rel = xstrdup(rel);
   c->worktree = xstrdup(worktree);
+  c->linked = strcmp(kind, "w") == 0;
   c->next = NULL;
   struct check_request **tail = &r->checks;
   while (*tail) tail = &(*tail)->next;
@@ -855,7 +858,7 @@ struct dir_id {
  * Checks the git directory GFD (PATH, in the work tree WORKTREE) as a repository a command created,
  * once per directory (SEEN); reports to R what it had to take. Closes GFD.
  */
-static void check_one(struct reg *r, int gfd, const char *path, const char *worktree, const char *label,
+static void check_one(struct reg *r, int gfd, const char *path, const char *worktree, const char *label, int linked,
                       struct dir_id *seen, size_t *seen_count) {
   struct stat st;
   if (fstat(gfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -876,7 +879,8 @@ static void check_one(struct reg *r, int gfd, const char *path, const char *work
   rc.gitdir_abs = path;
   rc.prefix = "";
   rc.budget = (struct copy_budget){quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0};
-  check_gitdir(&rc, gfd, "", 0);
+  if (linked) check_linked_gitdir(&rc, gfd, "");
+  else check_gitdir(&rc, gfd, "", 0);
   close(gfd);
   if (rc.items == 0 && !rc.failed) {
     free(rc.what.data);
@@ -901,7 +905,7 @@ static void check_repositories(struct reg *r) {
     struct target *t = &r->targets[i];
     if (!t->repository || !t->new_repo || !t->watch) continue;
     int gfd = openat(t->watch->dirfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (gfd >= 0) check_one(r, gfd, t->path, t->dir, t->name, seen, &seen_count);
+    if (gfd >= 0) check_one(r, gfd, t->path, t->dir, t->name, 0, seen, &seen_count);
   }
   for (struct check_request *c = r->checks; c; c = c->next) {
     int gfd = open_below(c->root, c->rel);
@@ -926,7 +930,7 @@ static void check_repositories(struct reg *r) {
       else *slash = '\0';
     }
     const char *label = strrchr(c->rel, '/') ? strrchr(c->rel, '/') + 1 : c->rel;
-    check_one(r, gfd, path, worktree, label, seen, &seen_count);
+    check_one(r, gfd, path, worktree, label, c->linked, seen, &seen_count);
     free(path);
     free(worktree);
   }
@@ -957,7 +961,7 @@ static void on_end(const char *id) {
 static void handle_input(void) {
   size_t pos = 0;
   for (;;) {
-    const char *fields[5];
+    const char *fields[6];
     size_t count = 0, need = 1, p = pos;
     char type = '?';
     while (count < need) {
@@ -967,13 +971,13 @@ static void handle_input(void) {
       p = (size_t)(nul - in_buf) + 1;
       if (count == 1 && fields[0][0] != '\0' && fields[0][1] == '\0') {
         type = fields[0][0];
-        need = type == 'W' || type == 'V' ? 4 : type == 'C' ? 5 : type == 'G' || type == 'U' ? 2 : 1;
+        need = type == 'W' || type == 'V' ? 4 : type == 'C' ? 6 : type == 'G' || type == 'U' ? 2 : 1;
       }
     }
     pos = p;
     if (type == 'W' || type == 'V') on_add(fields[1], fields[2], fields[3], type == 'V');
     else if (type == 'G') on_go(fields[1]);
-    else if (type == 'C') on_check(fields[1], fields[2], fields[3], fields[4]);
+    else if (type == 'C') on_check(fields[1], fields[2], fields[3], fields[4], fields[5]);
     else if (type == 'U') on_end(fields[1]);
     /* Anything else is not ours: skipped. */
   }

@@ -3,7 +3,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EffectivePolicy, SandboxLayout } from '@ux/protocol/core';
+import {
+  type EffectivePolicy,
+  nodeFsView,
+  resolveSandboxLayout,
+  type SandboxLayout,
+} from '@ux/protocol/core';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';
@@ -60,6 +65,7 @@ describe('trackCreatedRepositories', () => {
     const ws = tempDir('ux-created-ws-');
     git(ws, 'init', '-q', 'old');
     git(ws, 'init', '-q', 'known');
+    git(ws, 'init', '-q', 'untouched');
     await settle();
     const tracker = trackCreatedRepositories({ startedAt: Date.now() });
     await settle();
@@ -67,8 +73,12 @@ describe('trackCreatedRepositories', () => {
     await settle();
     git(join(ws, 'old'), 'config', 'core.pager', 'evil');
     git(join(ws, 'known'), 'config', 'core.pager', 'evil'); // its config was read-only in the sandbox
+    // A new pointer to an older repository that nothing changed: the pointer is new, the config is not.
+    mkdirSync(join(ws, 'pointer'));
+    writeFileSync(join(ws, 'pointer', '.git'), 'gitdir: ../untouched/.git\n');
     const scan = tracker.scan(layoutOf(ws), { ...POLICY, knownRepositories: [join(ws, 'known')] }, plannedAt);
     expect(scan.checks.map((check) => check.gitDir)).toEqual(['old/.git']);
+    expect(scan.workTrees).toEqual([join(ws, 'old'), join(ws, 'pointer')]);
   });
 
   it('remembered repositories join the policy and are not looked at again', async () => {
@@ -107,6 +117,23 @@ describe('trackCreatedRepositories', () => {
     expect(scan.workTrees).toEqual([join(ws, 'inside'), join(ws, 'pointing-out'), join(ws, 'store')]);
   });
 
+  it('a new .git file pointing at a git directory the plan protected does not get that one checked', async () => {
+    const ws = tempDir('ux-created-ws-');
+    git(ws, 'init', '-q');
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'x');
+    const layout = resolveSandboxLayout(POLICY, { cwd: ws }, nodeFsView());
+    const tracker = trackCreatedRepositories({ startedAt: Date.now() - 1000 });
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', '.git'), 'gitdir: ../.git\n');
+    git(ws, 'worktree', 'add', '-q', join(ws, 'wt'));
+    const scan = tracker.scan(layout, POLICY, Date.now());
+    // The linked worktree's pointers are checked; the repository it shares was read-only all along.
+    expect(scan.checks).toEqual([
+      { root: ws, gitDir: '.git/worktrees/wt', workTree: join(ws, 'wt'), linkedWorktree: true },
+    ]);
+    expect(scan.workTrees).toEqual([join(ws, 'sub'), join(ws, 'wt')]);
+  });
+
   it('a whole-disk writable root is not scanned', () => {
     const tracker = trackCreatedRepositories({ startedAt: Date.now() });
     expect(tracker.scan(layoutOf('/'), POLICY, Date.now())).toEqual({
@@ -127,6 +154,38 @@ describe('trackCreatedRepositories', () => {
 });
 
 describe('the bwrap backend', () => {
+  it('a worktree a command adds works; one whose commondir it rewrote has it taken, and the shared config is left alone', async () => {
+    const ws = tempDir('ux-created-ws-');
+    git(ws, 'init', '-q');
+    git(ws, 'config', 'alias.mine', 'status'); // the user's own key, in the repository's own config
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'x');
+    const backend = createBwrapSandbox({ quarantineDir: join(tempDir('ux-created-q-'), 'q') });
+    onTestFinished(() => backend.close());
+    const plan = await backend.plan({
+      argv: [
+        '/bin/bash',
+        '-c',
+        'git worktree add -q wt && git worktree add -q wt2 && echo /tmp/elsewhere > .git/worktrees/wt2/commondir && mkdir sub && echo "gitdir: ../.git" > sub/.git',
+      ],
+      cwd: ws,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ws, ...ENV },
+      policy: POLICY,
+      tty: false,
+    });
+    const notices: string[] = [];
+    plan.onNotice?.((notice) => notices.push(notice.message));
+    const [command, ...args] = plan.argv;
+    const result = spawnSync(command!, args, { cwd: plan.cwd, env: plan.env, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    await plan.cleanup?.();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /git repository .*\/\.git\/worktrees\/wt2 with commondir \(not the "\.\.\/\.\." git writes\)/,
+    );
+    expect(git(join(ws, 'wt'), 'log', '--format=%s')).toBe('x\n');
+    expect(git(ws, 'config', 'alias.mine')).toBe('status\n');
+  });
+
   it('a repository one command cloned into vendor/ is protected by the next plan like a known one', async () => {
     const ws = tempDir('ux-created-ws-');
     const backend = createBwrapSandbox();

@@ -28,6 +28,8 @@ export const REMEMBERED_REPOSITORIES_MAX = 1000;
 
 /** The surface whose change during a command makes an unprotected repository worth a check. */
 const SURFACE = ['config', 'hooks', 'commondir', 'config.worktree', 'info/attributes'];
+/** Protected entries that make their directory a git directory the plan already protected. */
+const PROTECTED_NAMES = new Set(['config', 'hooks', 'commondir']);
 
 export interface RepositoryScan {
   /** Git directories to check (the guard's `C` records). */
@@ -100,21 +102,33 @@ export function trackCreatedRepositories(options: CreatedRepositoriesOptions): C
       result.truncated = found.truncated;
       const protectedAlready = new Set<string>([...roots, ...remembered]);
       for (const known of policy.knownRepositories ?? []) protectedAlready.add(canonical(known));
+      // Git directories whose surface the plan bound read-only (or guarded): never "checked" against
+      // git's own keys, whatever points at them (a new `sub/.git` file saying `gitdir: ../.git` must
+      // not make the host rewrite the workspace's own config).
+      const protectedGitDirs = new Set<string>();
+      for (const { readOnly } of layout.writableRoots)
+        for (const { path } of readOnly)
+          if (PROTECTED_NAMES.has(posix.basename(path))) protectedGitDirs.add(posix.dirname(path));
+      // Made during the session (its birth time; its change time where the file system keeps none), or
+      // a git directory whose surface changed during this command.
+      const bornSinceStart = (path: string) => {
+        const stat = lstatOrUndefined(path);
+        if (!stat) return false;
+        return (
+          (stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.ctimeMs) >= options.startedAt - TIMESTAMP_SLACK_MS
+        );
+      };
+      const surfaceChanged = (gitDir: string) =>
+        SURFACE.some(
+          (name) =>
+            (lstatOrUndefined(posix.join(gitDir, name))?.ctimeMs ?? 0) >= plannedAt - TIMESTAMP_SLACK_MS,
+        );
+      const fresh = (gitDir: string) => bornSinceStart(gitDir) || surfaceChanged(gitDir);
       for (const workTree of found.repositories) {
         if (protectedAlready.has(workTree)) continue;
         const git = posix.join(workTree, '.git');
         const stat = lstatOrUndefined(git);
-        if (!stat) continue;
-        const born = stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.ctimeMs;
-        const created = born >= options.startedAt - TIMESTAMP_SLACK_MS;
-        const changed =
-          !created &&
-          stat.isDirectory() &&
-          SURFACE.some(
-            (name) =>
-              (lstatOrUndefined(posix.join(git, name))?.ctimeMs ?? 0) >= plannedAt - TIMESTAMP_SLACK_MS,
-          );
-        if (!created && !changed) continue;
+        if (!stat || !(stat.isDirectory() ? fresh(git) : bornSinceStart(git))) continue;
         const gitDir = stat.isDirectory()
           ? git
           : stat.isFile()
@@ -124,11 +138,29 @@ export function trackCreatedRepositories(options: CreatedRepositoriesOptions): C
               : undefined;
         if (gitDir === undefined) continue; // not a repository git would use
         result.workTrees.push(workTree);
-        // Only what a command could have written needs a check: a git directory below a writable root.
-        const root = [...roots]
-          .reverse()
-          .find((candidate) => gitDir !== candidate && isUnder(gitDir, candidate));
-        if (root) result.checks.push({ root, gitDir: posix.relative(root, gitDir), workTree });
+        const check = (dir: string, linkedWorktree: boolean) => {
+          // Never one the plan protected; one a new pointer names only if it is new or changed itself.
+          if (protectedGitDirs.has(dir) || (dir !== git && !fresh(dir))) return;
+          // Only what a command could have written needs a check: a git directory below a writable root.
+          const root = [...roots].reverse().find((candidate) => dir !== candidate && isUnder(dir, candidate));
+          if (root)
+            result.checks.push({
+              root,
+              gitDir: posix.relative(root, dir),
+              workTree,
+              ...(linkedWorktree ? { linkedWorktree: true } : {}),
+            });
+        };
+        if (lstatOrUndefined(posix.join(gitDir, 'commondir'))?.isFile()) {
+          // A linked worktree's git directory: its pointers are checked there, and the configuration
+          // it uses in the repository it shares (git writes `../..`: two levels up; the guard refuses
+          // any other commondir, so that is the one git would read).
+          check(gitDir, true);
+          const common = realpathOrUndefined(posix.join(gitDir, '..', '..'));
+          if (common) check(common, false);
+        } else {
+          check(gitDir, false);
+        }
       }
       return result;
     },

@@ -27,6 +27,12 @@ export interface RepositoryToCheck {
   gitDir: string;
   /** The work tree it belongs to (absolute): where its `core.worktree` may point. */
   workTree: string;
+  /**
+   * A linked worktree's git directory (`<repo>/worktrees/<x>`): only its pointers are checked
+   * (`commondir` must be git's `../..`, `gitdir` a file, no `config.worktree`); the repository it
+   * shares is a check of its own.
+   */
+  linkedWorktree?: boolean;
 }
 
 export interface GuardStopOptions {
@@ -311,7 +317,14 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
         .filter(
           ({ root, gitDir, workTree }) => ![root, gitDir, workTree].some((field) => field.includes('\0')),
         )
-        .map(({ root, gitDir, workTree }) => ['C', registration.id, root, gitDir, workTree]);
+        .map(({ root, gitDir, workTree, linkedWorktree }) => [
+          'C',
+          registration.id,
+          root,
+          gitDir,
+          workTree,
+          linkedWorktree ? 'w' : '',
+        ]);
       send(instance, [...checks, ['U', registration.id]]);
     });
     return registration.stopped;
