@@ -8,11 +8,12 @@
  *     logallrefupdates, ignorecase, precomposeunicode, symlinks, sharedrepository, sparsecheckout[cone],
  *     extensions.objectformat and partialclone, remote.<name>.url/fetch/mirror/promisor/
  *     partialclonefilter/tagopt, branch.<name>.remote/merge, receive.denynonfastforwards,
- *     submodule.<name>.url/active, submodule.active, core.worktree pointing inside the work tree) and the
- *     two data keys user.name and user.email, each in exactly the form git's own writer uses (a tab,
- *     "key = value", values quoted and escaped as git does). Values are checked too (booleans are
- *     true or false, a URL is no `<transport>::` helper and does not start with '-', …). Anything git's
- *     writer would not produce (comments, includes, continuation lines, odd spacing) counts as foreign.
+ *     submodule.<name>.url/active, submodule.active, core.worktree pointing inside the work tree),
+ *     git-lfs's lfs.repositoryformatversion and lfs.<url>.access, and the two data keys user.name and
+ *     user.email, each in exactly the form git's own writer uses (a tab, "key = value", values quoted
+ *     and escaped as git does). Values are checked too (booleans are true or false, a URL is no
+ *     `<transport>::` helper and does not start with '-', …). Anything git's writer would not produce
+ *     (comments, includes, continuation lines, odd spacing) counts as foreign.
  *   - hooks/: only `*.sample` regular files, equal to the ones in git's template directory when the
  *     guard was told where that is (--git-templates).
  *   - no commondir, gitdir, config.worktree or info/attributes (git never writes them there).
@@ -269,6 +270,12 @@ static int git_writes(const char *section, int has_sub, const char *sub, const c
   }
   /* `git clone --recurse-submodules`: a pathspec of the submodules to activate. */
   if (strcasecmp(section, "submodule") == 0 && !has_sub) return strcasecmp(key, "active") == 0;
+  /* git-lfs writes these into every repository it touches; neither names a program. */
+  if (strcasecmp(section, "lfs") == 0 && !has_sub)
+    return strcasecmp(key, "repositoryformatversion") == 0 && strcmp(value, "0") == 0;
+  if (strcasecmp(section, "lfs") == 0 && has_sub)
+    return strcasecmp(key, "access") == 0 &&
+           (strcmp(value, "basic") == 0 || strcmp(value, "none") == 0 || strcmp(value, "negotiate") == 0);
   /* Data only: git puts these in commits and never runs or passes them to a program. */
   if (strcasecmp(section, "user") == 0 && !has_sub)
     return (strcasecmp(key, "name") == 0 || strcasecmp(key, "email") == 0) && printable(value, 256);
@@ -498,9 +505,13 @@ static void check_config(struct repo_check *rc, int gfd, const char *prefix) {
 
 static int by_string(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The names in the open directory FD (at most DIR_MAX_ENTRIES), read before anything in it changes. */
-static char **list_names(int fd, size_t *count) {
+/*
+ * The names in the open directory FD, read before anything in it changes; *INCOMPLETE when it has more
+ * than DIR_MAX_ENTRIES or cannot be read to its end (then nothing in it can be vouched for).
+ */
+static char **list_names(int fd, size_t *count, int *incomplete) {
   *count = 0;
+  *incomplete = 1;
   char **names = NULL;
   int copy = dup(fd);
   DIR *dir = copy >= 0 ? fdopendir(copy) : NULL;
@@ -509,14 +520,22 @@ static char **list_names(int fd, size_t *count) {
     return NULL;
   }
   struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL && *count < DIR_MAX_ENTRIES) {
+  errno = 0;
+  while ((entry = readdir(dir)) != NULL) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    if (*count == DIR_MAX_ENTRIES) break; /* more than that: the caller takes the whole directory */
     names = xrealloc(names, (*count + 1) * sizeof *names);
     names[(*count)++] = xstrdup(entry->d_name);
   }
+  *incomplete = entry != NULL || errno != 0;
   closedir(dir);
   if (names) qsort(names, *count, sizeof *names, by_string); /* reports list them in a stable order */
   return names;
+}
+
+static void free_names(char **names, size_t count) {
+  for (size_t i = 0; i < count; i++) free(names[i]);
+  free(names);
 }
 
 /* Whether the hook NAME in HFD is git's own sample of that name. */
@@ -549,15 +568,19 @@ static void check_hooks(struct repo_check *rc, int gfd, const char *prefix) {
   if (hfd < 0) return;
   /* Names first, then decisions: taking entries while reading the directory could skip some. */
   size_t count;
-  char **names = list_names(hfd, &count);
-  for (size_t i = 0; i < count; i++) {
-    if (!is_git_sample(hfd, names[i])) {
+  int incomplete;
+  char **names = list_names(hfd, &count, &incomplete);
+  if (incomplete) {
+    rel3(rel, prefix, "hooks", NULL);
+    take_item(rc, gfd, "hooks", rel, "too many entries to look at");
+  } else {
+    for (size_t i = 0; i < count; i++) {
+      if (is_git_sample(hfd, names[i])) continue;
       rel3(rel, prefix, "hooks/", names[i]);
       take_item(rc, hfd, names[i], rel, NULL);
     }
-    free(names[i]);
   }
-  free(names);
+  free_names(names, count);
   close(hfd);
 }
 
@@ -607,8 +630,13 @@ static void check_worktrees(struct repo_check *rc, int gfd, const char *prefix) 
   if (wfd < 0) return;
   /* Names first, then decisions: taking entries while reading the directory could skip some. */
   size_t count;
-  char **names = list_names(wfd, &count);
-  for (size_t i = 0; i < count; i++) {
+  int incomplete;
+  char **names = list_names(wfd, &count, &incomplete);
+  if (incomplete) {
+    rel3(rel, prefix, "worktrees", NULL);
+    take_item(rc, gfd, "worktrees", rel, "too many entries to look at");
+  }
+  for (size_t i = 0; i < count && !incomplete; i++) {
     rel3(rel, prefix, "worktrees/", names[i]);
     size_t rel_len = strlen(rel);
     if (rel_len < PATH_MAX - 1) memcpy(rel + rel_len, "/", 2);
@@ -621,35 +649,52 @@ static void check_worktrees(struct repo_check *rc, int gfd, const char *prefix) 
       check_linked_gitdir(rc, xfd, rel);
       close(xfd);
     }
-    free(names[i]);
   }
-  free(names);
+  free_names(names, count);
   close(wfd);
 }
 
 static void check_gitdir(struct repo_check *rc, int gfd, const char *prefix, int depth);
 
-/* modules/: submodules' git directories (a name may have slashes: modules/libs/json). */
-static void check_modules(struct repo_check *rc, int mfd, const char *prefix, int depth) {
-  if (depth > MODULES_MAX_DEPTH) return;
+/*
+ * The directory NAME in PARENTFD under modules/ (PREFIX its path, ending in '/'): a submodule's git
+ * directory when it has a HEAD or a config, else a level of a submodule name with slashes
+ * (modules/libs/json). What cannot be looked at in full (too deep, too many entries) is taken whole.
+ */
+static void check_modules(struct repo_check *rc, int parentfd, const char *name, const char *prefix, int depth) {
+  char rel[PATH_MAX];
+  rel3(rel, prefix, name, NULL);
+  struct stat st;
+  if (fstatat(parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    take_item(rc, parentfd, name, rel, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+    return;
+  }
+  if (depth > MODULES_MAX_DEPTH) {
+    take_item(rc, parentfd, name, rel, "too deep to look at");
+    return;
+  }
+  int mfd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mfd < 0) return;
+  size_t len = strlen(rel);
+  if (len < PATH_MAX - 1) memcpy(rel + len, "/", 2);
+  if (fstatat(mfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 || fstatat(mfd, "config", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    check_gitdir(rc, mfd, rel, depth);
+    close(mfd);
+    return;
+  }
   /* Names first, then decisions: taking entries while reading the directory could skip some. */
   size_t count;
-  char **names = list_names(mfd, &count);
-  for (size_t i = 0; i < count; i++) {
-    int sub = openat(mfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub >= 0) {
-      char rel[PATH_MAX];
-      rel3(rel, prefix, names[i], "/");
-      struct stat st;
-      int is_gitdir = fstatat(sub, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-                      fstatat(sub, "config", &st, AT_SYMLINK_NOFOLLOW) == 0;
-      if (is_gitdir) check_gitdir(rc, sub, rel, depth + 1);
-      else check_modules(rc, sub, rel, depth + 1);
-      close(sub);
-    }
-    free(names[i]);
+  int incomplete;
+  char **names = list_names(mfd, &count, &incomplete);
+  if (incomplete) {
+    rel[len] = '\0';
+    take_item(rc, parentfd, name, rel, "too many entries to look at");
+  } else {
+    for (size_t i = 0; i < count; i++) check_modules(rc, mfd, names[i], rel, depth + 1);
   }
-  free(names);
+  free_names(names, count);
+  close(mfd);
 }
 
 /* One git directory's surface (GFD open, PREFIX its path inside the checked git directory, "" at the top). */
@@ -677,16 +722,19 @@ static void check_gitdir(struct repo_check *rc, int gfd, const char *prefix, int
   }
   check_hooks(rc, gfd, prefix);
   if (depth == 0) check_worktrees(rc, gfd, prefix);
+  /* modules/ holds directories only (git directories, or levels of names with slashes). */
   if (fstatat(gfd, "modules", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISDIR(st.st_mode)) {
+    int mfd = S_ISDIR(st.st_mode) ? openat(gfd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    size_t count = 0;
+    int incomplete = 1;
+    char **names = mfd >= 0 ? list_names(mfd, &count, &incomplete) : NULL;
+    if (incomplete) {
       take_if_present(rc, gfd, "modules", prefix);
     } else {
-      int mfd = openat(gfd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (mfd >= 0) {
-        rel3(rel, prefix, "modules/", NULL);
-        check_modules(rc, mfd, rel, depth + 1);
-        close(mfd);
-      }
+      rel3(rel, prefix, "modules/", NULL);
+      for (size_t i = 0; i < count; i++) check_modules(rc, mfd, names[i], rel, depth + 1);
     }
+    free_names(names, count);
+    if (mfd >= 0) close(mfd);
   }
 }

@@ -180,6 +180,20 @@ describe('a repository the command created', () => {
     expect(statusRuns(ws, mark)).toBe(false);
   });
 
+  it('git-lfs’s own keys and the user’s name and email pass', async () => {
+    const { ws, quarantine, guard, target } = setUp();
+    const { notices, onNotice } = collector();
+    const watch = await guard.watch([target], onNotice);
+    git(ws, 'init', '-q');
+    git(ws, 'config', 'lfs.repositoryformatversion', '0');
+    git(ws, 'config', 'lfs.https://example.com/r.git/info/lfs.access', 'basic');
+    git(ws, 'config', 'user.name', 'A Person');
+    git(ws, 'config', 'user.email', 'a@example.invalid');
+    await watch.stop();
+    expect(notices).toEqual([]);
+    expect(quarantineEntries(quarantine)).toEqual([]);
+  });
+
   it('a config not in the form git writes is replaced by git’s minimal one', async () => {
     const { ws, quarantine, guard, target } = setUp();
     const { notices, onNotice } = collector();
@@ -225,6 +239,19 @@ describe('a repository the command created', () => {
     expect(notices).toHaveLength(1);
     expect(notices[0]?.message).toContain(' with hooks/post-checkout: ');
     expect(exists(join(ws, '.git', 'hooks', 'mine.sample'))).toBe(true);
+  });
+
+  it('a hooks directory too full to look through is taken whole', async () => {
+    const { ws, guard, target } = setUp();
+    const { notices, onNotice } = collector();
+    const watch = await guard.watch([target], onNotice);
+    git(ws, 'init', '-q');
+    for (let i = 0; i < 600; i++) writeFileSync(join(ws, '.git', 'hooks', `n${i}.sample`), 'x');
+    writeFileSync(join(ws, '.git', 'hooks', 'zz-pre-commit'), 'x');
+    await watch.stop();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.message).toContain(' with hooks (too many entries to look at): ');
+    expect(exists(join(ws, '.git', 'hooks'))).toBe(false);
   });
 
   it('a .git that appears as a file is taken away at once, as before', async () => {
