@@ -81,7 +81,7 @@ describe('trackCreatedRepositories', () => {
     expect(scan.workTrees).toEqual([join(ws, 'old'), join(ws, 'pointer')]);
   });
 
-  it('remembered repositories join the policy and are not looked at again', async () => {
+  it('remembered repositories join the policy, and a plan that has them does not look at them again', async () => {
     const ws = tempDir('ux-created-ws-');
     const tracker = trackCreatedRepositories({ startedAt: Date.now() - 1000 });
     git(ws, 'init', '-q', 'x');
@@ -93,7 +93,12 @@ describe('trackCreatedRepositories', () => {
       '/a',
       join(ws, 'x'),
     ]);
-    expect(tracker.scan(layoutOf(ws), POLICY, Date.now()).checks).toEqual([]);
+    // A command planned with it protected does not look at it again; one planned before it was
+    // remembered (still running when it was made) does.
+    expect(tracker.scan(layoutOf(ws), tracker.policyFor(POLICY), Date.now()).checks).toEqual([]);
+    expect(tracker.scan(layoutOf(ws), POLICY, Date.now()).checks.map((check) => check.gitDir)).toEqual([
+      'x/.git',
+    ]);
   });
 
   it('a .git file: the git directory it points to is checked when a command could write it; a FIFO is not read', async () => {

@@ -52,8 +52,8 @@ export interface CreatedRepositories {
    * After a command whose sandbox has ended: the repositories below its writable roots (except the
    * roots themselves, whose `.git` the guard watches) that were created since the backend started
    * (birth time, or change time where the file system keeps no birth time), or whose configuration
-   * surface changed since `plannedAt`, and that the plan did not already protect (`policy`'s
-   * `knownRepositories`, the remembered ones).
+   * surface changed since `plannedAt`, and that the plan did not already protect (`policy`, the
+   * one the command was planned with: its `knownRepositories`, the remembered ones among them).
    */
   scan(layout: SandboxLayout, policy: EffectivePolicy, plannedAt: number): RepositoryScan;
   remember(workTrees: readonly string[]): void;
@@ -100,7 +100,9 @@ export function trackCreatedRepositories(options: CreatedRepositoriesOptions): C
       const found = findRepositories(roots, options.scan);
       result.directories = found.directories;
       result.truncated = found.truncated;
-      const protectedAlready = new Set<string>([...roots, ...remembered]);
+      // What this command's plan protected: its roots and `knownRepositories` (the remembered ones it
+      // was planned with among them). One remembered since then was writable to this command: looked at.
+      const protectedAlready = new Set<string>(roots);
       for (const known of policy.knownRepositories ?? []) protectedAlready.add(canonical(known));
       // Git directories whose surface the plan bound read-only (or guarded): never "checked" against
       // git's own keys, whatever points at them (a new `sub/.git` file saying `gitdir: ../.git` must
