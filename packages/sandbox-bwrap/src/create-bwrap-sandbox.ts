@@ -192,21 +192,19 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         throw new SandboxUnavailableError({ backend: 'bwrap', reason: state.reason, fix: state.fix });
       const plannedAt = Date.now();
       const policy = repositories.policyFor(request.policy);
-      const plan = planBwrap(
-        { ...request, policy },
-        {
-          bwrapPath: state.bwrapPath,
-          shell: state.shell,
-          seccompFile: (kind) => state.files.seccomp(kind),
-          isSocket,
-          deniedFile: state.files.denied,
-          execShim: state.execShim,
-          privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
-          fs: nodeFsView(),
-          homeDir: settings.homeDir ?? homedir(),
-          disableUserns: state.disableUserns,
-        },
-      );
+      const withRepositories = { ...request, policy };
+      const plan = planBwrap(withRepositories, {
+        bwrapPath: state.bwrapPath,
+        shell: state.shell,
+        seccompFile: (kind) => state.files.seccomp(kind),
+        isSocket,
+        deniedFile: state.files.denied,
+        execShim: state.execShim,
+        privateDirs: [state.files.dir, ...(settings.quarantineDir ? [settings.quarantineDir] : [])],
+        fs: nodeFsView(),
+        homeDir: settings.homeDir ?? homedir(),
+        disableUserns: state.disableUserns,
+      });
       // Notices are kept for listeners that subscribe later; the watch is in place before the plan is
       // returned, so before anything runs under it. A guard that cannot watch fails the plan (closed).
       const notices: SandboxNotice[] = [];
