@@ -449,7 +449,10 @@ struct seal_job {
 
 static struct seal_job *jobs_head;
 static struct seal_job **jobs_tail = &jobs_head;
+static size_t jobs_pending;
 static int sealing;
+/* Staged entries waiting for their seal beyond which they are sealed at once, grace or not. */
+#define MAX_STAGED 256
 
 static void drain_inotify(void);
 
@@ -508,11 +511,12 @@ static void seal_one(struct seal_job *job) {
 static void run_seals(int all) {
   if (sealing) return;
   sealing = 1;
-  while (jobs_head && (all || jobs_head->due_ms <= now_ms())) {
-    drain_inotify(); /* takes (renames) only: new jobs are queued, none run inside */
+  while (jobs_head && (all || jobs_pending > MAX_STAGED || jobs_head->due_ms <= now_ms())) {
+    drain_inotify(); /* takes (renames) only: new jobs are queued, none run inside (see its limit) */
     struct seal_job *job = jobs_head;
     jobs_head = job->next;
     if (!jobs_head) jobs_tail = &jobs_head;
+    jobs_pending--;
     seal_one(job);
     free(job->path);
     free(job->parties);
@@ -646,6 +650,7 @@ static void take_and_report(struct watch *w, const char *name) {
   if (job) {
     *jobs_tail = job;
     jobs_tail = &job->next;
+    jobs_pending++;
   }
 }
 
@@ -685,10 +690,17 @@ static void handle_event(const struct inotify_event *ev) {
   }
 }
 
+/*
+ * Handles the pending events. It stops early, leaving the rest in the kernel's queue, once more than
+ * MAX_STAGED taken entries wait for their seal: a command that remakes names as fast as they are taken
+ * would otherwise keep this loop (and the quarantine's staging) growing; its names then stay until the
+ * queue is worked down, and it cannot make them again meanwhile.
+ */
 static void drain_inotify(void) {
   static char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
   if (inotify_fd < 0) return;
   for (;;) {
+    if (jobs_pending > MAX_STAGED) return;
     ssize_t n = read(inotify_fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return; /* EAGAIN: drained */
@@ -1106,7 +1118,7 @@ int main(int argc, char **argv) {
       timeout = (int)left;
     }
     if (jobs_head) {
-      long long due = jobs_head->due_ms - now_ms();
+      long long due = jobs_pending > MAX_STAGED ? 0 : jobs_head->due_ms - now_ms();
       if (due < 0) due = 0;
       if (timeout < 0 || due < timeout) timeout = (int)due;
     }
