@@ -213,6 +213,7 @@ struct copy_budget {
   unsigned long long copied;
   unsigned skipped; /* entries left out: other types, over a bound, unreadable */
   int truncated;    /* a file was cut at the byte bound */
+  int drain_events; /* handle pending events now and then (sealing; never during a repository check) */
 };
 
 /* Sets the mode of NAME in PARENTFD without following a symlink (through an O_PATH descriptor). */
@@ -316,6 +317,8 @@ static void copy_tree(int sdir, const char *sname, int ddir, const char *dname, 
       if (write_all(out, buf, (size_t)n) < 0) break;
       b->bytes -= (unsigned long long)n;
       b->copied += (unsigned long long)n;
+      /* A long copy lets the events that came meanwhile through: they are the window. */
+      if (b->drain_events && (b->copied & ((1u << 20) - 1)) < (unsigned long long)n) drain_inotify();
     }
     close(in);
     close(out);
@@ -446,8 +449,26 @@ static unsigned long long entry_bytes(int parentfd, const char *name, unsigned *
 
 struct entry_info {
   char *name;
+  ino_t ino;
   unsigned long long bytes;
 };
+
+/*
+ * The sizes of the entries seen at the last bound check, by name and inode: an entry is walked once,
+ * not at every check (entries do not change once sealed; one that did is walked again).
+ */
+static struct entry_info *size_cache;
+static size_t size_cache_count;
+
+static int cached_bytes(const char *name, ino_t ino, unsigned long long *bytes) {
+  for (size_t i = 0; i < size_cache_count; i++) {
+    if (size_cache[i].ino == ino && strcmp(size_cache[i].name, name) == 0) {
+      *bytes = size_cache[i].bytes;
+      return 1;
+    }
+  }
+  return 0;
+}
 
 static int by_name(const void *a, const void *b) {
   return strcmp(((const struct entry_info *)a)->name, ((const struct entry_info *)b)->name);
@@ -481,9 +502,12 @@ static unsigned long enforce_bound(const char *keep, unsigned long long *removed
       cap = cap ? cap * 2 : 128;
       entries = xrealloc(entries, cap * sizeof *entries);
     }
-    unsigned nodes = COPY_MAX_NODES * 2;
     entries[count].name = xstrdup(n);
-    entries[count].bytes = entry_bytes(dirfd(dir), n, &nodes, 0);
+    entries[count].ino = entry->d_ino;
+    if (!cached_bytes(n, entry->d_ino, &entries[count].bytes)) {
+      unsigned nodes = COPY_MAX_NODES * 2;
+      entries[count].bytes = entry_bytes(dirfd(dir), n, &nodes, 0);
+    }
     total += entries[count].bytes;
     count++;
   }
@@ -499,8 +523,18 @@ static unsigned long enforce_bound(const char *keep, unsigned long long *removed
     *removed_bytes += entries[i].bytes;
     removed++;
     log_line(qfd, "(quarantine bound)", entries[i].name, "removed: the quarantine keeps only the newest entries");
+    free(entries[i].name);
+    entries[i].name = NULL;
   }
-  for (size_t i = 0; i < count; i++) free(entries[i].name);
-  free(entries);
+  /* What is left is the cache for the next check (removed entries' names freed). */
+  for (size_t i = 0; i < size_cache_count; i++) free(size_cache[i].name);
+  free(size_cache);
+  size_cache = NULL;
+  size_cache_count = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (!entries[i].name) continue;
+    entries[size_cache_count++] = entries[i];
+  }
+  size_cache = entries;
   return removed;
 }

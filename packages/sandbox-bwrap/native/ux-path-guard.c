@@ -83,11 +83,15 @@
 #define MAX_DEPTH 256
 #define LINGER_MS 1000
 /*
- * What was taken is sealed this long after (or when a registration ends, whichever is first): what a
- * command was still writing into a file as it created it (`echo x > .codex`) is kept; anything written
- * through a descriptor after that is not.
+ * When what was taken is sealed: at the first wake of the guard (an event, a record of the host) from
+ * SEAL_GRACE_MS after the take on, when a registration ends, and at the latest SEAL_DEADLINE_MS after
+ * the take. The grace keeps what a command was still writing into a file as it created it
+ * (`echo x > .codex`); anything written through a descriptor after the seal is not kept. The guard
+ * wakes on a timer only for the deadline: on this VM a process that last woke from its own timer was
+ * woken 5 to 10 times later by the next event (1.5-3 ms instead of 0.3 ms), and that is the window.
  */
-#define SEAL_GRACE_MS 250
+#define SEAL_GRACE_MS 50
+#define SEAL_DEADLINE_MS 2000
 /* Notices beyond this much unread output are dropped (replies never are): a command that creates a
  * protected name in a loop must not make the guard block on a full pipe or grow without bound. */
 #define MAX_PENDING_OUTPUT (8u << 20)
@@ -356,6 +360,8 @@ static void text_escaped(struct text *t, const char *s) {
   }
 }
 
+static void drain_inotify(void);
+
 #include "guard-quarantine.h"
 #include "guard-git-check.h"
 
@@ -390,6 +396,14 @@ static void take_away(int dirfd, const char *name, struct outcome *out) {
     unique_name(INCOMING_PREFIX, name, out->staged);
     if (rename_noreplace(dirfd, name, qfd, out->staged) == 0) {
       out->kind = STAGED;
+      if (is_dir) {
+        /* Until it is sealed, a process inside it gets EACCES (the copy then sees what was taken). */
+        int fd = openat(qfd, out->staged, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+          (void)fchmod(fd, 0500);
+          close(fd);
+        }
+      }
       return;
     }
     int e = errno;
@@ -438,7 +452,8 @@ struct party {
 };
 
 struct seal_job {
-  long long due_ms; /* sealed from then on, or when a registration ends */
+  long long due_ms;      /* sealed at the first wake from then on, or when a registration ends */
+  long long deadline_ms; /* at the latest */
   char staged[NAME_MAX + 1];
   char final[NAME_MAX + 1];
   char *path;
@@ -476,8 +491,9 @@ static void seal_one(struct seal_job *job) {
   int sealed = 0, unsealed = 0;
   const char *note = "";
   if (qfd >= 0) {
-    struct copy_budget budget = {quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0};
+    struct copy_budget budget = {quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0, 1};
     copy_tree(qfd, job->staged, qfd, job->final, &budget, 0);
+    drain_inotify(); /* between the steps of a seal, the events that came: they are the window */
     struct stat st;
     sealed = fstatat(qfd, job->final, &st, AT_SYMLINK_NOFOLLOW) == 0;
     note = copy_note(&budget);
@@ -501,6 +517,7 @@ static void seal_one(struct seal_job *job) {
   }
   free(staged_at);
   free(moved_to);
+  drain_inotify();
   if (sealed) charge_bound(job->parties, job->party_count, NULL, job->final);
 }
 
@@ -627,6 +644,7 @@ static void take_and_report(struct watch *w, const char *name) {
     job = xrealloc(NULL, sizeof *job);
     memset(job, 0, sizeof *job);
     job->due_ms = now_ms() + SEAL_GRACE_MS;
+    job->deadline_ms = now_ms() + SEAL_DEADLINE_MS;
     memcpy(job->staged, outcome.staged, sizeof job->staged);
     unique_name("", name, job->final);
     job->path = xstrdup(first->path);
@@ -890,7 +908,7 @@ static void check_one(struct reg *r, int gfd, const char *path, const char *work
   rc.worktree = worktree;
   rc.gitdir_abs = path;
   rc.prefix = "";
-  rc.budget = (struct copy_budget){quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0};
+  rc.budget = (struct copy_budget){quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0, 0};
   if (linked) check_linked_gitdir(&rc, gfd, "");
   else check_gitdir(&rc, gfd, "", 0);
   close(gfd);
@@ -1118,7 +1136,7 @@ int main(int argc, char **argv) {
       timeout = (int)left;
     }
     if (jobs_head) {
-      long long due = jobs_pending > MAX_STAGED ? 0 : jobs_head->due_ms - now_ms();
+      long long due = jobs_pending > MAX_STAGED ? 0 : jobs_head->deadline_ms - now_ms();
       if (due < 0) due = 0;
       if (timeout < 0 || due < timeout) timeout = (int)due;
     }
