@@ -1,27 +1,51 @@
 /*
- * ux-path-guard: takes away protected names that a sandboxed command creates.
+ * ux-path-guard: takes away protected names that a sandboxed command creates, keeps what it takes in a
+ * sealed, bounded quarantine, and checks git repositories that sandboxed commands created.
  *
- *   ux-path-guard [--quarantine DIR] [--remove-on-exit DIR]...
+ *   ux-path-guard [--quarantine DIR] [--quarantine-max-entries N] [--quarantine-max-bytes N]
+ *                 [--git-templates DIR] [--remove-on-exit DIR]...
  *
  * The host starts one guard, detached in its own session, with stdin and stdout as pipes. For every
  * sandboxed command it registers the protected names that do not exist yet (`.git`, `.codex`, …) as
  * targets: an entry NAME directly inside an existing directory DIR. The guard watches each DIR with
  * inotify and, the moment a target appears, moves it into the quarantine directory (or removes it when
  * it cannot be moved) and tells the host. It runs outside the host's event loop, so a stalled host does
- * not widen the window in which the entry exists.
+ * not widen the window in which the entry exists. What it moves is then sealed (guard-quarantine.h).
+ *
+ * A repository target (V) is a work tree's missing `.git`: when it appears as a DIRECTORY it is left
+ * in place (a sandboxed `git init` or `git clone` must work) and checked when the registration ends,
+ * after the command's sandbox has ended (guard-git-check.h); as a file or a link it is taken away.
  *
  * Host -> guard: records of NUL-terminated fields, the first field being the record type:
  *   W <id> <dir> <name>   add a target to registration <id> (many W may precede one G)
+ *   V <id> <dir> <name>   the same, for a repository's git directory
  *   G <id>                watch the targets of <id>; reply R <id>, or E <id> <message>
- *   U <id>                drain pending events, check every target of <id> once more, unwatch;
- *                         reply D <id> after every notice of <id>
+ *   C <id> <root> <rel> <worktree> <kind>
+ *                         at the end of <id>, check the git directory <rel> (relative, no "..",
+ *                         opened below <root> without following links) as a repository a command
+ *                         created; <worktree> (absolute, or empty: the git directory's parent) is
+ *                         where its core.worktree may point; <kind> "w": a linked worktree's git
+ *                         directory, whose pointers only are checked (empty: a repository's)
+ *   U <id>                drain pending events, check every target of <id> once more, seal, check
+ *                         the repositories of <id>, unwatch; reply D <id> after every notice of <id>
  * Guard -> host, same framing:
  *   R <id>                          the registration is live
  *   E <id> <message>                it could not be set up (and was dropped)
  *   D <id>                          the registration ended
- *   Q <id> <path> <moved-to>        <path> appeared and was moved to <moved-to>
- *   X <id> <path> <empty>           <path> appeared and was removed
+ *   Q <id> <path> <moved-to>        <path> appeared and was moved to <moved-to> (sealed); said once
+ *                                   per path and registration, however often the path reappears
+ *   X <id> <path> <empty>           <path> appeared and was removed (also once)
  *   F <id> <path> <error>           <path> appeared and could not be taken away: it is still there
+ *                                   (or, for a repository, it could not be checked)
+ *   S <id> <path> <staged>          what was moved from <path> could not be sealed (something kept
+ *                                   writing into it): it stays at <staged> until a command ends
+ *   K <id> <gitdir> <moved-to> <what> <config-replaced>
+ *                                   a new repository's surface held <what>, not git's own: moved to
+ *                                   <moved-to> (empty: removed); <config-replaced> is "1" when its
+ *                                   config was replaced by git's own lines
+ *   P <id> <entries> <bytes> <max-entries> <max-bytes>
+ *                                   to stay within its bounds, the quarantine removed that many of its
+ *                                   oldest entries while this registration was live (said once, at U)
  *
  * End of stdin (the host ended or died): with no live registration, the --remove-on-exit directories
  * are removed and the guard exits at once; otherwise it keeps handling events for one second (the
@@ -33,6 +57,7 @@
  * its path, and removal never follows a symbolic link.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +82,16 @@
 #define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define MAX_DEPTH 256
 #define LINGER_MS 1000
+/*
+ * When what was taken is sealed: at the first wake of the guard (an event, a record of the host) from
+ * SEAL_GRACE_MS after the take on, when a registration ends, and at the latest SEAL_DEADLINE_MS after
+ * the take. The grace keeps what a command was still writing into a file as it created it
+ * (`echo x > .codex`); anything written through a descriptor after the seal is not kept. The guard
+ * wakes on a timer only for the deadline: on this VM a process that last woke from its own timer was
+ * woken 5 to 10 times later by the next event (1.5-3 ms instead of 0.3 ms), and that is the window.
+ */
+#define SEAL_GRACE_MS 50
+#define SEAL_DEADLINE_MS 2000
 /* Notices beyond this much unread output are dropped (replies never are): a command that creates a
  * protected name in a loop must not make the guard block on a full pipe or grow without bound. */
 #define MAX_PENDING_OUTPUT (8u << 20)
@@ -73,6 +108,16 @@ struct target {
   char *name;
   char *path; /* dir + "/" + name, as reported */
   struct watch *watch;
+  int repository; /* a work tree's git directory: a directory there is checked, not taken */
+  int new_repo;   /* it appeared as a directory while this registration was live */
+  int reported;   /* the host heard of it (Q or X) */
+  int failure_reported;
+};
+
+struct check_request {
+  char *root, *rel, *worktree;
+  int linked; /* a linked worktree's git directory: only its pointers */
+  struct check_request *next;
 };
 
 struct reg {
@@ -81,6 +126,9 @@ struct reg {
   char *error; /* a W record was invalid: G replies E with this */
   struct target *targets;
   size_t count, cap;
+  struct check_request *checks;
+  unsigned long evicted; /* quarantine entries removed by the bound while this was live */
+  unsigned long long evicted_bytes;
   struct reg *next;
 };
 
@@ -88,8 +136,6 @@ static struct watch *watches;
 static struct reg *regs;
 static int inotify_fd = -1;
 static int inotify_errno;
-static char *quarantine_path;
-static int quarantine_fd = -1;
 static char **remove_on_exit;
 static size_t remove_on_exit_count;
 static unsigned long counter;
@@ -205,9 +251,17 @@ static void make_dir_writable(int parentfd, const char *name) {
   close(fd);
 }
 
+/* Gives the owner rwx on the open directory FD (a removal needs the write bit; root does not). */
+static void make_fd_writable(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700) (void)fchmod(fd, (st.st_mode & 07777) | 0700);
+}
+
 /*
  * Removes NAME in PARENTFD: a directory recursively, never following a symlink (each level is opened
- * O_NOFOLLOW relative to its parent's descriptor). Returns 1 when removed, 0 when it was not there,
+ * O_NOFOLLOW relative to its parent's descriptor). A directory's mode is changed only where an unlink
+ * in it is refused (a guard running as root never needs to, so a sealed, read-only directory stays
+ * read-only to its writers while it is emptied). Returns 1 when removed, 0 when it was not there,
  * -1 with errno set when it is (at least partly) still there.
  */
 static int remove_entry(int parentfd, const char *name, int depth) {
@@ -223,7 +277,6 @@ static int remove_entry(int parentfd, const char *name, int depth) {
     errno = ENOTEMPTY;
     return -1;
   }
-  if (st.st_uid == geteuid() && (st.st_mode & 0700) != 0700) make_dir_writable(parentfd, name);
   int saved = 0;
   for (int pass = 0; pass < 8; pass++) {
     int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -250,7 +303,12 @@ static int remove_entry(int parentfd, const char *name, int depth) {
     struct dirent *entry;
     while ((entry = readdir(dir)) != NULL) {
       if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-      if (remove_entry(dirfd(dir), entry->d_name, depth + 1) < 0) {
+      int removed = remove_entry(dirfd(dir), entry->d_name, depth + 1);
+      if (removed < 0 && (errno == EACCES || errno == EPERM)) {
+        make_fd_writable(dirfd(dir));
+        removed = remove_entry(dirfd(dir), entry->d_name, depth + 1);
+      }
+      if (removed < 0) {
         failed = 1;
         saved = errno;
       }
@@ -267,70 +325,6 @@ static int remove_entry(int parentfd, const char *name, int depth) {
   }
   errno = saved ? saved : ENOTEMPTY;
   return -1;
-}
-
-/*
- * The quarantine is made at the first need, when sandboxed commands may already have run: its missing
- * components are then created and opened one by one relative to the deepest ancestor that existed when
- * the guard started (opened then, symlinks followed: the host's own path), never following a symlink,
- * so a command cannot redirect it by creating one of those components first.
- */
-static int quarantine_base_fd = -1;
-static char *quarantine_rest; /* the components below the base, "a/b/quarantine" */
-
-static void prepare_quarantine(void) {
-  if (!quarantine_path || strcmp(quarantine_path, "/") == 0) return;
-  char *base = xstrdup(quarantine_path);
-  for (;;) {
-    char *slash = strrchr(base, '/');
-    if (slash == base) slash[1] = '\0';
-    else *slash = '\0';
-    int fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      quarantine_base_fd = fd;
-      size_t skip = strlen(base);
-      quarantine_rest = xstrdup(quarantine_path + skip + (base[skip - 1] == '/' ? 0 : 1));
-      break;
-    }
-    if (errno != ENOENT || strcmp(base, "/") == 0) break; /* unusable: entries are removed instead */
-  }
-  free(base);
-}
-
-static int open_quarantine(void) {
-  if (quarantine_fd >= 0) return quarantine_fd;
-  if (quarantine_base_fd < 0) return -1;
-  char *rest = xstrdup(quarantine_rest);
-  int fd = quarantine_base_fd;
-  for (char *component = strtok(rest, "/"); component; component = strtok(NULL, "/")) {
-    (void)mkdirat(fd, component, 0700);
-    int next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd != quarantine_base_fd) close(fd);
-    fd = next;
-    if (fd < 0) break;
-  }
-  free(rest);
-  if (fd >= 0) quarantine_fd = fd;
-  return quarantine_fd;
-}
-
-static void close_quarantine(void) {
-  if (quarantine_fd >= 0) close(quarantine_fd);
-  quarantine_fd = -1;
-}
-
-/* <UTC YYYYmmddTHHMMSSZ>-<pid>-<counter>-<name>, the name shortened to fit NAME_MAX. */
-static void unique_name(const char *name, char out[NAME_MAX + 1]) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char stamp[32] = "00000000T000000Z";
-  if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  int n = snprintf(out, NAME_MAX + 1, "%s-%ld-%lu-", stamp, self_pid, ++counter);
-  if (n < 0 || n > NAME_MAX) n = 0;
-  size_t room = (size_t)(NAME_MAX - n), len = strlen(name);
-  if (len > room) len = room;
-  memcpy(out + n, name, len);
-  out[n + len] = '\0';
 }
 
 static int rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
@@ -366,44 +360,26 @@ static void text_escaped(struct text *t, const char *s) {
   }
 }
 
-/* <ISO time>\t<original path>\t<destination name>\n in <quarantine>/quarantine.log; best effort. */
-static void log_move(int qfd, const char *path, const char *destination) {
-  int fd = openat(qfd, "quarantine.log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-                  0600);
-  if (fd < 0) return;
-  char stamp[32] = "1970-01-01T00:00:00Z";
-  time_t now = time(NULL);
-  struct tm tm;
-  if (gmtime_r(&now, &tm)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  struct text line = {0};
-  text_escaped(&line, stamp);
-  text_put(&line, '\t');
-  text_escaped(&line, path);
-  text_put(&line, '\t');
-  text_escaped(&line, destination);
-  text_put(&line, '\n');
-  for (size_t off = 0; off < line.len;) {
-    ssize_t n = write(fd, line.data + off, line.len - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += (size_t)n;
-  }
-  free(line.data);
-  close(fd);
-}
+static void drain_inotify(void);
 
-enum outcome_kind { GONE, MOVED, REMOVED, FAILED };
+#include "guard-quarantine.h"
+#include "guard-git-check.h"
+
+enum outcome_kind { GONE, STAGED, REMOVED, FAILED };
 
 struct outcome {
   enum outcome_kind kind;
-  char *moved_to;
+  char staged[NAME_MAX + 1]; /* STAGED: the staging name in the quarantine */
   char error[256];
 };
 
-/* Moves NAME in DIRFD into the quarantine, else removes it. PATH is its full path (for the log). */
-static void take_away(int dirfd, const char *name, const char *path, struct outcome *out) {
+/*
+ * Moves NAME in DIRFD into the quarantine under a staging name (sealed later, see seal_job), else
+ * removes it. Only renames happen here: this is the window.
+ */
+static void take_away(int dirfd, const char *name, struct outcome *out) {
   out->kind = GONE;
-  out->moved_to = NULL;
+  out->staged[0] = '\0';
   out->error[0] = '\0';
   struct stat st;
   int is_dir = 0;
@@ -417,12 +393,17 @@ static void take_away(int dirfd, const char *name, const char *path, struct outc
   for (int attempt = 0; attempt < 6; attempt++) {
     int qfd = open_quarantine();
     if (qfd < 0) break;
-    char unique[NAME_MAX + 1];
-    unique_name(name, unique);
-    if (rename_noreplace(dirfd, name, qfd, unique) == 0) {
-      out->kind = MOVED;
-      out->moved_to = join_path(quarantine_path, unique);
-      log_move(qfd, path, unique);
+    unique_name(INCOMING_PREFIX, name, out->staged);
+    if (rename_noreplace(dirfd, name, qfd, out->staged) == 0) {
+      out->kind = STAGED;
+      if (is_dir) {
+        /* Until it is sealed, a process inside it gets EACCES (the copy then sees what was taken). */
+        int fd = openat(qfd, out->staged, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+          (void)fchmod(fd, 0500);
+          close(fd);
+        }
+      }
       return;
     }
     int e = errno;
@@ -457,6 +438,108 @@ static void take_away(int dirfd, const char *name, const char *path, struct outc
       snprintf(out->error, sizeof out->error, "%s", strerror(e));
     }
   }
+}
+
+/*
+ * An entry staged in the quarantine, to be sealed: copied into its entry and its original removed.
+ * Sealing waits until no event is pending (the window of other targets comes first), and is done
+ * before a registration that heard of it ends.
+ */
+struct party {
+  struct reg *reg;
+  struct target *target;
+  int tell; /* the first time this registration hears of this target */
+};
+
+struct seal_job {
+  long long due_ms;      /* sealed at the first wake from then on, or when a registration ends */
+  long long deadline_ms; /* at the latest */
+  char staged[NAME_MAX + 1];
+  char final[NAME_MAX + 1];
+  char *path;
+  struct party *parties;
+  size_t party_count;
+  struct seal_job *next;
+};
+
+static struct seal_job *jobs_head;
+static struct seal_job **jobs_tail = &jobs_head;
+static size_t jobs_pending;
+static int sealing;
+/* Staged entries waiting for their seal beyond which they are sealed at once, grace or not. */
+#define MAX_STAGED 256
+
+static void drain_inotify(void);
+
+/* Attributes quarantine entries the bound removed to the registrations of a job or a check. */
+static void charge_bound(struct party *parties, size_t count, struct reg *one, const char *keep) {
+  unsigned long long bytes;
+  unsigned long removed = enforce_bound(keep, &bytes);
+  if (!removed) return;
+  if (one) {
+    one->evicted += removed;
+    one->evicted_bytes += bytes;
+  }
+  for (size_t i = 0; i < count; i++) {
+    parties[i].reg->evicted += removed;
+    parties[i].reg->evicted_bytes += bytes;
+  }
+}
+
+static void seal_one(struct seal_job *job) {
+  int qfd = open_quarantine();
+  int sealed = 0, unsealed = 0;
+  const char *note = "";
+  if (qfd >= 0) {
+    struct copy_budget budget = {quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0, 1};
+    copy_tree(qfd, job->staged, qfd, job->final, &budget, 0);
+    drain_inotify(); /* between the steps of a seal, the events that came: they are the window */
+    struct stat st;
+    sealed = fstatat(qfd, job->final, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    note = copy_note(&budget);
+    if (seal_remove(qfd, job->staged) < 0) {
+      unsealed = 1;
+      keep_unsealed(job->staged);
+    }
+    log_line(qfd, job->path, sealed ? job->final : job->staged,
+             unsealed ? "not sealed: something kept writing into it" : note);
+  }
+  char *moved_to = join_path(quarantine_path, job->final);
+  char *staged_at = join_path(quarantine_path, job->staged);
+  for (size_t i = 0; i < job->party_count; i++) {
+    struct party *p = &job->parties[i];
+    if (p->tell && sealed) emit(1, "Q", p->reg->id, p->target->path, moved_to, NULL);
+    else if (p->tell && !unsealed) emit(1, "X", p->reg->id, p->target->path, "", NULL); /* copy failed: gone */
+    if (unsealed && !p->target->failure_reported) {
+      p->target->failure_reported = 1;
+      emit(1, "S", p->reg->id, p->target->path, staged_at, NULL);
+    }
+  }
+  free(staged_at);
+  free(moved_to);
+  drain_inotify();
+  if (sealed) charge_bound(job->parties, job->party_count, NULL, job->final);
+}
+
+/*
+ * Seals the staged entries that are due (ALL: every one); between two, the events that came meanwhile
+ * are handled first.
+ */
+static void run_seals(int all) {
+  if (sealing) return;
+  sealing = 1;
+  while (jobs_head && (all || jobs_pending > MAX_STAGED || jobs_head->due_ms <= now_ms())) {
+    drain_inotify(); /* takes (renames) only: new jobs are queued, none run inside (see its limit) */
+    struct seal_job *job = jobs_head;
+    jobs_head = job->next;
+    if (!jobs_head) jobs_tail = &jobs_head;
+    jobs_pending--;
+    seal_one(job);
+    free(job->path);
+    free(job->parties);
+    free(job);
+  }
+  sealing = 0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -502,6 +585,14 @@ static void free_reg(struct reg *r) {
     free(r->targets[i].path);
   }
   free(r->targets);
+  while (r->checks) {
+    struct check_request *c = r->checks;
+    r->checks = c->next;
+    free(c->root);
+    free(c->rel);
+    free(c->worktree);
+    free(c);
+  }
   free(r->error);
   free(r->id);
   free(r);
@@ -519,25 +610,66 @@ static struct target *matching_target(struct reg *r, struct watch *w, const char
   return NULL;
 }
 
-/* NAME appeared (or may have) in the watched directory W: take it away once, tell every registration. */
+/*
+ * NAME appeared (or may have) in the watched directory W: take it away once, tell every registration
+ * (each hears of a path once: a name made again and again is taken each time, reported the first).
+ * A repository target that appeared as a directory is left for the check at the end.
+ */
 static void take_and_report(struct watch *w, const char *name) {
   if (!w || w->wd < 0) return;
   struct target *first = NULL;
-  for (struct reg *r = regs; r && !first; r = r->next)
-    if (r->live) first = matching_target(r, w, name);
+  int repository = 0;
+  for (struct reg *r = regs; r; r = r->next) {
+    struct target *t = r->live ? matching_target(r, w, name) : NULL;
+    if (!t) continue;
+    if (!first) first = t;
+    repository |= t->repository;
+  }
   if (!first) return;
+  if (repository) {
+    struct stat st;
+    if (fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      for (struct reg *r = regs; r; r = r->next) {
+        struct target *t = r->live ? matching_target(r, w, name) : NULL;
+        if (t) t->new_repo = 1;
+      }
+      return;
+    }
+  }
   struct outcome outcome;
-  take_away(w->dirfd, name, first->path, &outcome);
+  take_away(w->dirfd, name, &outcome);
   if (outcome.kind == GONE) return;
+  struct seal_job *job = NULL;
+  if (outcome.kind == STAGED) {
+    job = xrealloc(NULL, sizeof *job);
+    memset(job, 0, sizeof *job);
+    job->due_ms = now_ms() + SEAL_GRACE_MS;
+    job->deadline_ms = now_ms() + SEAL_DEADLINE_MS;
+    memcpy(job->staged, outcome.staged, sizeof job->staged);
+    unique_name("", name, job->final);
+    job->path = xstrdup(first->path);
+  }
   for (struct reg *r = regs; r; r = r->next) {
     if (!r->live) continue;
     struct target *t = matching_target(r, w, name);
     if (!t) continue;
-    if (outcome.kind == MOVED) emit(1, "Q", r->id, t->path, outcome.moved_to, NULL);
-    else if (outcome.kind == REMOVED) emit(1, "X", r->id, t->path, "", NULL);
-    else emit(1, "F", r->id, t->path, outcome.error, NULL);
+    if (job) {
+      job->parties = xrealloc(job->parties, (job->party_count + 1) * sizeof *job->parties);
+      job->parties[job->party_count++] = (struct party){r, t, !t->reported};
+      t->reported = 1;
+    } else if (outcome.kind == REMOVED) {
+      if (!t->reported) emit(1, "X", r->id, t->path, "", NULL);
+      t->reported = 1;
+    } else if (!t->failure_reported) {
+      t->failure_reported = 1;
+      emit(1, "F", r->id, t->path, outcome.error, NULL);
+    }
   }
-  free(outcome.moved_to);
+  if (job) {
+    *jobs_tail = job;
+    jobs_tail = &job->next;
+    jobs_pending++;
+  }
 }
 
 /* Checks the targets of ONLY (or of every live registration), each (directory, name) once. */
@@ -576,10 +708,17 @@ static void handle_event(const struct inotify_event *ev) {
   }
 }
 
+/*
+ * Handles the pending events. It stops early, leaving the rest in the kernel's queue, once more than
+ * MAX_STAGED taken entries wait for their seal: a command that remakes names as fast as they are taken
+ * would otherwise keep this loop (and the quarantine's staging) growing; its names then stay until the
+ * queue is worked down, and it cannot make them again meanwhile.
+ */
 static void drain_inotify(void) {
   static char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
   if (inotify_fd < 0) return;
   for (;;) {
+    if (jobs_pending > MAX_STAGED) return;
     ssize_t n = read(inotify_fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return; /* EAGAIN: drained */
@@ -644,7 +783,7 @@ static int valid_name(const char *name) {
   return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-static void on_add(const char *id, const char *dir, const char *name) {
+static void on_add(const char *id, const char *dir, const char *name, int repository) {
   struct reg *r = find_or_add_reg(id);
   if (r->live) return; /* targets are added before G only */
   if (!r->error && (dir[0] != '/' || !valid_name(name))) {
@@ -656,10 +795,11 @@ static void on_add(const char *id, const char *dir, const char *name) {
     r->targets = xrealloc(r->targets, r->cap * sizeof *r->targets);
   }
   struct target *t = &r->targets[r->count++];
+  memset(t, 0, sizeof *t);
   t->dir = xstrdup(dir);
   t->name = xstrdup(name);
   t->path = join_path(dir, name);
-  t->watch = NULL;
+  t->repository = repository;
 }
 
 static void on_go(const char *id) {
@@ -688,11 +828,160 @@ static void on_go(const char *id) {
   emit(0, "R", id, NULL);
 }
 
+/* A relative path of single names, none of them "." or "..". */
+static int valid_relative(const char *rel) {
+  if (rel[0] == '\0' || rel[0] == '/') return 0;
+  char *copy = xstrdup(rel);
+  int ok = 1;
+  size_t n = strlen(rel);
+  if (rel[n - 1] == '/' || strstr(rel, "//")) ok = 0;
+  for (char *c = strtok(copy, "/"); c && ok; c = strtok(NULL, "/")) ok = valid_name(c);
+  free(copy);
+  return ok;
+}
+
+#define MAX_CHECKS 256
+
+static void on_check(const char *id, const char *root, const char *rel, const char *worktree, const char *kind) {
+  struct reg *r = find_reg(id);
+  if (!r || !r->live || root[0] != '/' || !valid_relative(rel) || (worktree[0] && worktree[0] != '/')) return;
+  size_t count = 0;
+  for (struct check_request *c = r->checks; c; c = c->next) count++;
+  if (count >= MAX_CHECKS) return;
+  struct check_request *c = xrealloc(NULL, sizeof *c);
+  c->root = xstrdup(root);
+  c->rel = xstrdup(rel);
+  c->worktree = xstrdup(worktree);
+  c->linked = strcmp(kind, "w") == 0;
+  c->next = NULL;
+  struct check_request **tail = &r->checks;
+  while (*tail) tail = &(*tail)->next;
+  *tail = c; /* checked in the order they came */
+}
+
+/* Opens REL below ROOT as a directory, no component followed if it is a symbolic link. */
+static int open_below(const char *root, const char *rel) {
+  int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char *copy = xstrdup(rel);
+  char *save = NULL;
+  char *c = strtok_r(copy, "/", &save);
+  while (c && fd >= 0) {
+    char *next_name = strtok_r(NULL, "/", &save);
+    int flags = next_name ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+                          : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    int next = openat(fd, c, flags);
+    close(fd);
+    fd = next;
+    c = next_name;
+  }
+  free(copy);
+  return fd;
+}
+
+struct dir_id {
+  dev_t dev;
+  ino_t ino;
+};
+
+/*
+ * Checks the git directory GFD (PATH, in the work tree WORKTREE) as a repository a command created,
+ * once per directory (SEEN); reports to R what it had to take. Closes GFD.
+ */
+static void check_one(struct reg *r, int gfd, const char *path, const char *worktree, const char *label, int linked,
+                      struct dir_id *seen, size_t *seen_count) {
+  struct stat st;
+  if (fstat(gfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    close(gfd);
+    return;
+  }
+  for (size_t i = 0; i < *seen_count; i++) {
+    if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino) {
+      close(gfd);
+      return;
+    }
+  }
+  if (*seen_count < MAX_CHECKS + 64) seen[(*seen_count)++] = (struct dir_id){st.st_dev, st.st_ino};
+  struct repo_check rc;
+  memset(&rc, 0, sizeof rc);
+  rc.label = label;
+  rc.worktree = worktree;
+  rc.gitdir_abs = path;
+  rc.prefix = "";
+  rc.budget = (struct copy_budget){quarantine_max_bytes, COPY_MAX_NODES, 0, 0, 0, 0};
+  if (linked) check_linked_gitdir(&rc, gfd, "");
+  else check_gitdir(&rc, gfd, "", 0);
+  close(gfd);
+  if (rc.items == 0 && !rc.failed) {
+    free(rc.what.data);
+    return;
+  }
+  text_put(&rc.what, '\0');
+  char *moved_to = rc.entry_made && quarantine_path ? join_path(quarantine_path, rc.entry) : xstrdup("");
+  int qfd = rc.entry_made ? open_quarantine() : -1;
+  if (qfd >= 0) log_line(qfd, path, rc.entry, rc.what.data);
+  emit(1, "K", r->id, path, moved_to, rc.what.data, rc.config_replaced ? "1" : "", NULL);
+  if (rc.failed) emit(1, "F", r->id, path, rc.error, NULL);
+  free(moved_to);
+  if (rc.entry_made) charge_bound(NULL, 0, r, rc.entry);
+  free(rc.what.data);
+}
+
+/* The repositories R's command created: its targets that appeared as directories, and the C requests. */
+static void check_repositories(struct reg *r) {
+  struct dir_id seen[MAX_CHECKS + 64];
+  size_t seen_count = 0;
+  for (size_t i = 0; i < r->count; i++) {
+    struct target *t = &r->targets[i];
+    if (!t->repository || !t->new_repo || !t->watch) continue;
+    int gfd = openat(t->watch->dirfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (gfd >= 0) check_one(r, gfd, t->path, t->dir, t->name, 0, seen, &seen_count);
+  }
+  for (struct check_request *c = r->checks; c; c = c->next) {
+    int gfd = open_below(c->root, c->rel);
+    int open_errno = errno;
+    char *path = join_path(c->root, c->rel);
+    if (gfd < 0) {
+      /* Gone is fine; anything else (a link on the way, no access) leaves it unchecked: say so. */
+      if (open_errno != ENOENT) {
+        char message[256];
+        snprintf(message, sizeof message,
+                 "ux could not check it (%s: a component of its path is not a directory, or a link)",
+                 strerror(open_errno));
+        emit(1, "F", r->id, path, message, NULL);
+      }
+      free(path);
+      continue;
+    }
+    char *worktree = c->worktree[0] ? xstrdup(c->worktree) : xstrdup(path);
+    char *slash = strrchr(worktree, '/');
+    if (!c->worktree[0] && slash) {
+      if (slash == worktree) slash[1] = '\0';
+      else *slash = '\0';
+    }
+    const char *label = strrchr(c->rel, '/') ? strrchr(c->rel, '/') + 1 : c->rel;
+    check_one(r, gfd, path, worktree, label, c->linked, seen, &seen_count);
+    free(path);
+    free(worktree);
+  }
+}
+
 static void on_end(const char *id) {
   struct reg *r = find_reg(id);
   if (r && r->live) {
-    drain_inotify(); /* every event up to now, for every registration */
+    drain_inotify();  /* every event up to now, for every registration */
     check_targets(r); /* and what an event may not have told */
+    run_seals(1);     /* what was taken is sealed before the host hears the end */
+    retry_unsealed();
+    check_repositories(r);
+    if (r->evicted) {
+      char entries[32], bytes[32], max_entries[32], max_bytes[32];
+      snprintf(entries, sizeof entries, "%lu", r->evicted);
+      snprintf(bytes, sizeof bytes, "%llu", r->evicted_bytes);
+      snprintf(max_entries, sizeof max_entries, "%lu", quarantine_max_entries);
+      snprintf(max_bytes, sizeof max_bytes, "%llu", quarantine_max_bytes);
+      emit(1, "P", id, entries, bytes, max_entries, max_bytes, NULL);
+    }
   }
   if (r) free_reg(r);
   emit(0, "D", id, NULL);
@@ -702,7 +991,7 @@ static void on_end(const char *id) {
 static void handle_input(void) {
   size_t pos = 0;
   for (;;) {
-    const char *fields[4];
+    const char *fields[6];
     size_t count = 0, need = 1, p = pos;
     char type = '?';
     while (count < need) {
@@ -712,12 +1001,13 @@ static void handle_input(void) {
       p = (size_t)(nul - in_buf) + 1;
       if (count == 1 && fields[0][0] != '\0' && fields[0][1] == '\0') {
         type = fields[0][0];
-        need = type == 'W' ? 4 : type == 'G' || type == 'U' ? 2 : 1;
+        need = type == 'W' || type == 'V' ? 4 : type == 'C' ? 6 : type == 'G' || type == 'U' ? 2 : 1;
       }
     }
     pos = p;
-    if (type == 'W') on_add(fields[1], fields[2], fields[3]);
+    if (type == 'W' || type == 'V') on_add(fields[1], fields[2], fields[3], type == 'V');
     else if (type == 'G') on_go(fields[1]);
+    else if (type == 'C') on_check(fields[1], fields[2], fields[3], fields[4], fields[5]);
     else if (type == 'U') on_end(fields[1]);
     /* Anything else is not ours: skipped. */
   }
@@ -746,15 +1036,31 @@ static void finish(void) {
   if (any_live()) {
     drain_inotify();
     check_targets(NULL);
+    run_seals(1);
+    /* The host is gone, its sandboxes with it: check what they made before anyone's git reads it. */
+    for (struct reg *r = regs; r; r = r->next)
+      if (r->live) check_repositories(r);
   }
+  run_seals(1);
+  retry_unsealed();
   out_flush();
   for (size_t i = 0; i < remove_on_exit_count; i++) remove_path(remove_on_exit[i]);
   _exit(0);
 }
 
 static void usage(void) {
-  fputs("usage: ux-path-guard [--quarantine DIR] [--remove-on-exit DIR]...\n", stderr);
+  fputs("usage: ux-path-guard [--quarantine DIR] [--quarantine-max-entries N] [--quarantine-max-bytes N]\n"
+        "                     [--git-templates DIR] [--remove-on-exit DIR]...\n",
+        stderr);
   exit(2);
+}
+
+static unsigned long long number(const char *text) {
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno || *end || end == text || value == 0) usage();
+  return value;
 }
 
 int main(int argc, char **argv) {
@@ -768,9 +1074,23 @@ int main(int argc, char **argv) {
   remove_on_exit = xrealloc(NULL, (size_t)argc * sizeof *remove_on_exit);
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) usage();
+    if (strcmp(argv[i], "--quarantine-max-entries") == 0) {
+      quarantine_max_entries = (unsigned long)number(argv[++i]);
+      continue;
+    }
+    if (strcmp(argv[i], "--quarantine-max-bytes") == 0) {
+      quarantine_max_bytes = number(argv[++i]);
+      continue;
+    }
     char *value = absolute(argv[i + 1]);
     if (!value) usage();
-    if (strcmp(argv[i], "--quarantine") == 0) {
+    if (strcmp(argv[i], "--git-templates") == 0) {
+      char *hooks = join_path(value, "hooks");
+      if (git_templates_fd >= 0) close(git_templates_fd);
+      git_templates_fd = open(hooks, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      free(hooks);
+      free(value);
+    } else if (strcmp(argv[i], "--quarantine") == 0) {
       free(quarantine_path);
       quarantine_path = value;
     } else if (strcmp(argv[i], "--remove-on-exit") == 0) {
@@ -815,10 +1135,16 @@ int main(int argc, char **argv) {
       if (left <= 0) finish();
       timeout = (int)left;
     }
+    if (jobs_head) {
+      long long due = jobs_pending > MAX_STAGED ? 0 : jobs_head->deadline_ms - now_ms();
+      if (due < 0) due = 0;
+      if (timeout < 0 || due < timeout) timeout = (int)due;
+    }
     if (poll(fds, n, timeout) < 0) continue; /* EINTR */
     /* Events first: they are what the window is made of. */
     if (ino_i >= 0 && fds[ino_i].revents) drain_inotify();
     if (out_i >= 0 && fds[out_i].revents) out_flush();
+    if (jobs_head) run_seals(0); /* after the events: sealing is not the window */
     if (in_i >= 0 && fds[in_i].revents) {
       if (in_cap - in_len < 65536) {
         in_cap = in_len + 65536 * 2;

@@ -1,9 +1,9 @@
 // Compiles native/ux-path-guard.c and native/ux-sandbox-exec.c into native/build/ with the system C
-// compiler ($CC, else cc, gcc or clang). Skips a program whose binary is newer than its source, and
-// skips everything off Linux (bubblewrap is Linux only). Without these programs the bwrap backend
-// reports itself unavailable and says how to build them.
+// compiler ($CC, else cc, gcc or clang). Skips a program whose binary is newer than its source and
+// the headers beside it, and skips everything off Linux (bubblewrap is Linux only). Without these
+// programs the bwrap backend reports itself unavailable and says how to build them.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,11 +12,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const programs = ['ux-path-guard', 'ux-sandbox-exec'];
 const candidates = [process.env.CC, 'cc', 'gcc', 'clang'].filter(Boolean);
 
+// A program's source may include headers beside it (native/*.h): any of them newer rebuilds it.
+const headers = readdirSync(join(root, 'native'))
+  .filter((file) => file.endsWith('.h'))
+  .map((file) => statSync(join(root, 'native', file)).mtimeMs);
 let failed = false;
 for (const name of programs) {
   const source = join(root, 'native', `${name}.c`);
   const output = join(root, 'native', 'build', name);
-  if (existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs) continue;
+  const newest = Math.max(statSync(source).mtimeMs, ...headers);
+  if (existsSync(output) && statSync(output).mtimeMs >= newest) continue;
   mkdirSync(dirname(output), { recursive: true });
   const errors = [];
   let built = false;

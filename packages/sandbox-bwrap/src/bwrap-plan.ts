@@ -212,8 +212,9 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
         const name = posix.basename(missing);
         // Below a file nothing can be created at all.
         if (host.fs.kind(dir) !== 'dir') continue;
+        // A work tree's `.git`: a directory there (git init, git clone) is checked after the command.
         if (!guardTargets.some((t) => t.dir === dir && t.name === name))
-          guardTargets.push({ dir, name, why: carve.why });
+          guardTargets.push({ dir, name, why: carve.why, ...(name === '.git' ? { repository: true } : {}) });
         pin(dir, owner);
       }
     }

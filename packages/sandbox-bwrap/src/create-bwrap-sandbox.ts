@@ -31,6 +31,7 @@ import {
 } from '@ux/protocol/core';
 import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
+import { findGitTemplateDir, trackCreatedRepositories } from './created-repositories.js';
 import { findBwrap } from './find-bwrap.js';
 import { checkedNativeBinary } from './native-path.js';
 import { createPathGuard, type PathGuard } from './path-guard.js';
@@ -92,6 +93,8 @@ export type BwrapSandbox = SandboxBackend & { close(): Promise<void> };
  */
 export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSandbox {
   let ready: Promise<Ready | (SandboxProbe & { available: false })> | undefined;
+  // Repositories commands create are checked after each command and protected from then on.
+  const repositories = trackCreatedRepositories({ startedAt: Date.now() });
 
   const prepare = () => {
     ready ??= (async () => {
@@ -174,9 +177,11 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       // protected name appearing (`~/.ux` when the home directory is the workspace).
       if (settings.quarantineDir) ensurePrivateDir(settings.quarantineDir);
       // The guard also removes the runtime directory (through descriptors) when this process is killed.
+      const gitTemplateDir = findGitTemplateDir();
       const guard = createPathGuard({
         binaryPath: guardBinary,
         ...(settings.quarantineDir ? { quarantineDir: settings.quarantineDir } : {}),
+        ...(gitTemplateDir ? { gitTemplateDir } : {}),
         removeOnExit: [files.dir],
       });
       guard.start();
@@ -233,7 +238,10 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
       const state = await prepare();
       if ('available' in state)
         throw new SandboxUnavailableError({ backend: 'bwrap', reason: state.reason, fix: state.fix });
-      const plan = planBwrap(request, {
+      const plannedAt = Date.now();
+      const policy = repositories.policyFor(request.policy);
+      const withRepositories = { ...request, policy };
+      const plan = planBwrap(withRepositories, {
         bwrapPath: state.bwrapPath,
         seccompProgram: state.program,
         isSocket,
@@ -266,7 +274,12 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         env: plan.env,
         sandboxType: 'bwrap',
         enforcement: { fileSystem: 'enforced', network: 'enforced', notes: plan.notes },
-        cleanup: () => watch.stop(),
+        // The sandbox has ended: check the repositories the command created (docs/protected-paths.md).
+        cleanup: async () => {
+          const scan = repositories.scan(plan.layout, policy, plannedAt);
+          await watch.stop({ repositories: scan.checks });
+          repositories.remember(scan.workTrees);
+        },
         onNotice(listener) {
           for (const notice of notices) listener(notice);
           listeners.add(listener);

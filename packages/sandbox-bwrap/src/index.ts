@@ -14,14 +14,25 @@ export {
   removeThroughDescriptors,
   sweepDeadRuntimeDirs,
 } from './create-bwrap-sandbox.js';
+export {
+  type CreatedRepositories,
+  type CreatedRepositoriesOptions,
+  findGitTemplateDir,
+  type RepositoryScan,
+  trackCreatedRepositories,
+} from './created-repositories.js';
 export { findBwrap } from './find-bwrap.js';
 export { checkedNativeBinary, type NativeBinaryName, nativeBinaryPath } from './native-path.js';
 export {
   createPathGuard,
+  type GuardStopOptions,
   type GuardTarget,
   type GuardWatch,
   type PathGuard,
   type PathGuardOptions,
+  QUARANTINE_MAX_BYTES,
+  QUARANTINE_MAX_ENTRIES,
+  type RepositoryToCheck,
 } from './path-guard.js';
 export { explainFailure } from './probe-bwrap.js';
 export {

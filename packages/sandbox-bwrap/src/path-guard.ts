@@ -9,15 +9,47 @@ export interface GuardTarget {
   name: string;
   /** The threat, for the message: "git would run its hooks", say. */
   why: string;
+  /**
+   * A work tree's missing `.git`: when it appears as a directory (a sandboxed `git init` or `git
+   * clone`) it is left in place and its configuration surface is checked when the watch stops; as a
+   * file or a link it is taken away like any target.
+   */
+  repository?: boolean;
+}
+
+/**
+ * A git directory a command created in a place the guard did not watch (`git clone url vendor/x`),
+ * to check when the watch stops: `gitDir` is relative to `root` (a writable root, absolute), and is
+ * opened below it without following links.
+ */
+export interface RepositoryToCheck {
+  root: string;
+  gitDir: string;
+  /** The work tree it belongs to (absolute): where its `core.worktree` may point. */
+  workTree: string;
+  /**
+   * A linked worktree's git directory (`<repo>/worktrees/<x>`): only its pointers are checked
+   * (`commondir` must be git's `../..`, `gitdir` a file, no `config.worktree`); the repository it
+   * shares is a check of its own.
+   */
+  linkedWorktree?: boolean;
+}
+
+export interface GuardStopOptions {
+  /** Repositories to check, besides the watched `.git` targets that appeared as directories. */
+  repositories?: readonly RepositoryToCheck[];
 }
 
 /** One command's watch over its targets. */
 export interface GuardWatch {
   /**
-   * Ends the watch: the guard handles every pending event, checks each target once more, then stops
-   * watching. Resolves after every notice of this watch was delivered. Idempotent.
+   * Ends the watch, once the command's sandbox has ended: the guard handles every pending event,
+   * checks each target once more, seals what it took, checks the repositories the command created
+   * (the watched `.git` targets that appeared as directories, and `options.repositories`), then
+   * stops watching. Resolves after every notice of this watch was delivered. Idempotent (the options
+   * of the first call count).
    */
-  stop(): Promise<void>;
+  stop(options?: GuardStopOptions): Promise<void>;
 }
 
 /** Watches protected names while sandboxed commands run, and takes away any that appears. */
@@ -42,8 +74,20 @@ export interface PathGuard {
 export interface PathGuardOptions {
   /** The `ux-path-guard` program (see `nativeBinaryPath`). */
   binaryPath: string;
-  /** Where taken-away entries go (created 0700 at the first need); without it they are removed. */
+  /**
+   * Where taken-away entries go (created 0700 at the first need), sealed; without it they are
+   * removed. Bounded: see `quarantineMaxEntries` and `quarantineMaxBytes`.
+   */
   quarantineDir?: string;
+  /** How many entries the quarantine keeps (the oldest go first); default `QUARANTINE_MAX_ENTRIES`. */
+  quarantineMaxEntries?: number;
+  /** How many bytes of file content the quarantine keeps; default `QUARANTINE_MAX_BYTES`. */
+  quarantineMaxBytes?: number;
+  /**
+   * git's template directory (`/usr/share/git-core/templates`, see `findGitTemplateDir`): the hooks of
+   * a new repository must be its `*.sample` files. Without it any `*.sample` file passes.
+   */
+  gitTemplateDir?: string;
   /** The host's private directories, removed by the guard when the host ends (even when it is killed). */
   removeOnExit?: readonly string[];
 }
@@ -51,9 +95,13 @@ export interface PathGuardOptions {
 export const GUARD_STOPPED_ERROR =
   'the path guard stopped; protected paths are no longer watched for this command';
 
+/** The quarantine's bounds unless told otherwise (docs/protected-paths.md). */
+export const QUARANTINE_MAX_ENTRIES = 64;
+export const QUARANTINE_MAX_BYTES = 64 * 1024 * 1024;
+
 const BACKEND = 'bwrap';
 /** How many fields each record of the guard has, its type included. */
-const FIELDS: Record<string, number> = { R: 2, E: 3, D: 2, Q: 4, X: 4, F: 4 };
+const FIELDS: Record<string, number> = { R: 2, E: 3, D: 2, Q: 4, X: 4, F: 4, S: 4, K: 6, P: 6 };
 const CLOSE_GRACE_MS = 3_000;
 
 type RegistrationState = 'pending' | 'live' | 'stopping' | 'done';
@@ -87,6 +135,11 @@ interface Instance {
   closed: Promise<void>;
 }
 
+function mebibytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return `${mib >= 10 || Number.isInteger(mib) ? Math.round(mib) : mib.toFixed(1)} MiB`;
+}
+
 /** The entry's full path, as the guard reports it. */
 export function guardTargetPath(target: { dir: string; name: string }): string {
   return target.dir.endsWith('/') ? `${target.dir}${target.name}` : `${target.dir}/${target.name}`;
@@ -98,6 +151,11 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
 
   const args: string[] = [];
   if (options.quarantineDir !== undefined) args.push('--quarantine', options.quarantineDir);
+  if (options.quarantineMaxEntries !== undefined)
+    args.push('--quarantine-max-entries', String(options.quarantineMaxEntries));
+  if (options.quarantineMaxBytes !== undefined)
+    args.push('--quarantine-max-bytes', String(options.quarantineMaxBytes));
+  if (options.gitTemplateDir !== undefined) args.push('--git-templates', options.gitTemplateDir);
   for (const dir of options.removeOnExit ?? []) args.push('--remove-on-exit', dir);
 
   const unavailable = (reason: string, cause?: unknown) =>
@@ -138,7 +196,7 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
         if (registration.state !== 'pending') return;
         registration.state = 'live';
         setWaiting(instance, -1);
-        registration.resolve({ stop: () => stop(instance, registration) });
+        registration.resolve({ stop: (stopOptions) => stop(instance, registration, stopOptions) });
         return;
       case 'E':
         if (registration.state !== 'pending') return;
@@ -177,14 +235,58 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
             path: a,
             message: `the command created ${shown} (${why}); a sandboxed command may not create it, so ux removed it. Create it outside the sandbox, or ask to run the command without the sandbox.`,
           });
-        } else {
+        } else if (registration.whyByPath.has(a)) {
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
             error: b,
             message: `the command created ${shown} (${why}) and ux could not take it away: ${readableText(b)}. Remove it before running git or an agent there.`,
           });
+        } else {
+          // A repository the command created, which the guard could not check.
+          deliver(registration, {
+            kind: 'protected_path_undone',
+            path: a,
+            error: b,
+            message: `the command created the git repository ${shown}: ${readableText(b)}. Look at its config and hooks before running git there.`,
+          });
         }
+        return;
+      }
+      case 'S': {
+        if (registration.state !== 'live' && registration.state !== 'stopping') return;
+        const why = registration.whyByPath.get(a) ?? 'a protected path';
+        deliver(registration, {
+          kind: 'protected_path_undone',
+          path: a,
+          movedTo: b,
+          error: 'not sealed',
+          message: `the command created ${visibleText(a)} (${why}) and ux moved it into the quarantine, but the command went on writing into what it moved, so it could not be sealed; it stays at ${visibleText(b)} until the command ends.`,
+        });
+        return;
+      }
+      case 'K': {
+        if (registration.state !== 'live' && registration.state !== 'stopping') return;
+        const [, , , , what = '', replaced = ''] = record;
+        const where = b === '' ? 'ux removed it' : `ux moved it to ${visibleText(b)}`;
+        const config =
+          replaced === '1' ? ", and wrote a config with only git's own settings in its place" : '';
+        deliver(registration, {
+          kind: 'protected_path_undone',
+          path: a,
+          ...(b === '' ? {} : { movedTo: b }),
+          message: `the command created the git repository ${visibleText(a)} with ${visibleText(what)}: git does not write that itself, and git on the host would read or run it. ${where}${config}. Look at it before putting any of it back.`,
+        });
+        return;
+      }
+      case 'P': {
+        if (registration.state !== 'live' && registration.state !== 'stopping') return;
+        const [, , , , maxEntries = '', maxBytes = ''] = record;
+        deliver(registration, {
+          kind: 'protected_path_undone',
+          path: options.quarantineDir ?? '',
+          message: `the quarantine (${options.quarantineDir ?? ''}) keeps at most ${maxEntries} entries and ${mebibytes(Number(maxBytes))}; to make room for what this command created, ux removed its ${a} oldest ${a === '1' ? 'entry' : 'entries'} (${mebibytes(Number(b))}).`,
+        });
         return;
       }
     }
@@ -199,7 +301,11 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
     registration.stopDone?.();
   }
 
-  function stop(instance: Instance, registration: Registration): Promise<void> {
+  function stop(
+    instance: Instance,
+    registration: Registration,
+    stopOptions: GuardStopOptions = {},
+  ): Promise<void> {
     registration.stopped ??= new Promise<void>((resolve) => {
       registration.stopDone = resolve;
       if (registration.state !== 'live' || instance.ended) {
@@ -208,7 +314,19 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
       }
       registration.state = 'stopping';
       setWaiting(instance, 1);
-      send(instance, [['U', registration.id]]);
+      const checks = (stopOptions.repositories ?? [])
+        .filter(
+          ({ root, gitDir, workTree }) => ![root, gitDir, workTree].some((field) => field.includes('\0')),
+        )
+        .map(({ root, gitDir, workTree, linkedWorktree }) => [
+          'C',
+          registration.id,
+          root,
+          gitDir,
+          workTree,
+          linkedWorktree ? 'w' : '',
+        ]);
+      send(instance, [...checks, ['U', registration.id]]);
     });
     return registration.stopped;
   }
@@ -254,7 +372,9 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
           kind: 'protected_path_undone',
           path,
           error: GUARD_STOPPED_ERROR,
-          message: `ux's path guard ${reason} while the command ran, so ${readableText(path)} and the other protected paths of this command are no longer watched; check that the command did not create them before running git or an agent there.`,
+          message: first
+            ? `ux's path guard ${reason} while the command ran, so ${readableText(path)} and the other protected paths of this command are no longer watched; check that the command did not create them before running git or an agent there.`
+            : `ux's path guard ${reason} before it checked the git repositories the command created; check their config and hooks before running git there.`,
         });
         registration.state = 'done';
         registration.stopDone?.();
@@ -298,6 +418,41 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
     return instance;
   }
 
+  async function register(
+    targets: readonly GuardTarget[],
+    onNotice: (notice: SandboxNotice) => void,
+  ): Promise<GuardWatch> {
+    for (const target of targets) {
+      const bad = [target.dir, target.name].some((field) => field.includes('\0'));
+      if (bad || !target.dir.startsWith('/') || target.name === '' || target.name.includes('/')) {
+        throw unavailable(
+          `cannot watch ${JSON.stringify(target.name)} in ${JSON.stringify(target.dir)}: a guard target is a single name in an absolute directory`,
+        );
+      }
+    }
+    current ??= start();
+    const instance = current;
+    const id = String(++nextId);
+    return new Promise<GuardWatch>((resolve, reject) => {
+      instance.regs.set(id, {
+        id,
+        targets,
+        whyByPath: new Map(targets.map((target) => [guardTargetPath(target), target.why])),
+        onNotice,
+        state: 'pending',
+        resolve,
+        reject,
+        stopped: undefined,
+        stopDone: undefined,
+      });
+      setWaiting(instance, 1);
+      send(instance, [
+        ...targets.map((target) => [target.repository ? 'V' : 'W', id, target.dir, target.name]),
+        ['G', id],
+      ]);
+    });
+  }
+
   return {
     get pid() {
       return current?.child.pid;
@@ -308,33 +463,17 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
     },
 
     async watch(targets, onNotice) {
-      if (targets.length === 0) return { stop: async () => {} };
-      for (const target of targets) {
-        const bad = [target.dir, target.name].some((field) => field.includes('\0'));
-        if (bad || !target.dir.startsWith('/') || target.name === '' || target.name.includes('/')) {
-          throw unavailable(
-            `cannot watch ${JSON.stringify(target.name)} in ${JSON.stringify(target.dir)}: a guard target is a single name in an absolute directory`,
-          );
-        }
+      // Nothing to watch: the guard is started only if the stop brings repositories to check.
+      if (targets.length === 0) {
+        let stopped: Promise<void> | undefined;
+        return {
+          stop: (stopOptions) =>
+            (stopped ??= stopOptions?.repositories?.length
+              ? register([], onNotice).then((watch) => watch.stop(stopOptions))
+              : Promise.resolve()),
+        };
       }
-      current ??= start();
-      const instance = current;
-      const id = String(++nextId);
-      return new Promise<GuardWatch>((resolve, reject) => {
-        instance.regs.set(id, {
-          id,
-          targets,
-          whyByPath: new Map(targets.map((target) => [guardTargetPath(target), target.why])),
-          onNotice,
-          state: 'pending',
-          resolve,
-          reject,
-          stopped: undefined,
-          stopDone: undefined,
-        });
-        setWaiting(instance, 1);
-        send(instance, [...targets.map((target) => ['W', id, target.dir, target.name]), ['G', id]]);
-      });
+      return register(targets, onNotice);
     },
 
     async close() {
