@@ -274,13 +274,21 @@ describe('renamedPathProblem: a program outside finds its configuration by name'
     );
   });
 
-  it('looks at a directory an option names, and at every directory on the way', async () => {
-    const { ws, scope, input } = await session((ws) =>
-      mkdirSync(join(ws, 'a', 'inner'), { recursive: true }),
-    );
+  it('looks at a directory an option names, and at every directory and link the program walks to it', async () => {
+    const elsewhere = realpathSync(tempDir('ux-pinned-elsewhere-'));
+    const { ws, scope, input } = await session((ws) => {
+      mkdirSync(join(ws, 'a', 'inner'), { recursive: true });
+      symlinkSync(elsewhere, join(ws, 'link'));
+    });
     expect(renamedPathProblem(input(ws, ['git', '-C', 'a', 'status']), pin(ws))).toMatch(
-      new RegExp(`^the directory ${join(ws, 'a')} lies inside ${ws}, `),
+      new RegExp(`^${join(ws, 'a')}, on the way to a \\(which the command names\\), lies inside ${ws}, `),
     );
+    // The link leads out of every writable root, but the sandbox can point it elsewhere meanwhile.
+    expect(renamedPathProblem(input(ws, ['git', '-C', 'link', 'status']), pin(ws))).toMatch(
+      new RegExp(`^${join(ws, 'link')}, on the way to link `),
+    );
+    // Named by its own path, the same directory is out of the sandbox's reach.
+    expect(renamedPathProblem(input(ws, ['git', '-C', elsewhere, 'status']), pin(ws))).toBeUndefined();
     // A writable root nested in another: the directories between them can be renamed, the roots cannot.
     const nested = {
       ...input(join(ws, 'a', 'inner')),
@@ -291,7 +299,9 @@ describe('renamedPathProblem: a program outside finds its configuration by name'
       },
     };
     expect(renamedPathProblem(nested, pin(join(ws, 'a', 'inner')))).toMatch(
-      new RegExp(`^${join(ws, 'a')}, on the way to ${join(ws, 'a', 'inner')}, lies inside ${ws}, `),
+      new RegExp(
+        `^${join(ws, 'a')}, on the way to the working directory ${join(ws, 'a', 'inner')}, lies inside ${ws}, `,
+      ),
     );
     const stacked = {
       ...input(join(ws, 'a')),

@@ -4,6 +4,7 @@ import { type EscalationScope, writableRootOf } from './escalation-scope.js';
 import { gitConfigurationSurface, repositoriesAround } from './git-repository-surface.js';
 import { canonicalPath, type PinnedDirectory, pinDirectory, type Reach } from './pinned-directory.js';
 import { configFilesFor, type ProgramConfigFiles } from './program-config-files.js';
+import { resolvePath } from './program-trust.js';
 import { bornSince, entryChangedSince, lstatNs, statNs } from './session-changes.js';
 
 /**
@@ -133,23 +134,32 @@ export function configurationProblem(input: WorkdirTrustInput, pin: PinnedDirect
  * renamed), nor is a directory the sandbox cannot write.
  */
 export function renamedPathProblem(input: WorkdirTrustInput, pin: PinnedDirectory): string | undefined {
-  const entries = configFilesFor(input.programNames);
-  const named = namedPaths(input.argv, pin.path, entries, pin.reach);
   // What the sandbox can rename on the host: the writable roots of its layouts (without a private /tmp
   // they hold /tmp and $TMPDIR when the policy grants them; with one, the sandbox renames only its own
-  // directory of that name).
+  // directory of that name). An entry is renamable when a writable root holds it and it is not one.
   const roots = input.scope.layoutRoots;
-  for (const dir of [pin.path, ...named.dirs]) {
-    for (let at = dir; ; at = dirname(at)) {
-      const root = roots.find((candidate) => candidate !== at && isUnder(at, candidate));
-      if (root !== undefined && !roots.includes(at)) {
-        const what =
-          at === dir
-            ? `${dir === pin.path ? 'the working directory' : 'the directory'} ${dir}`
-            : `${at}, on the way to ${dir},`;
-        return `${what} lies inside ${root}, where the sandbox can rename or replace it while the program runs; outside, the program would find its configuration by that name, which could lead to a directory nobody checked (only ${root} itself, or a directory the sandbox cannot write, runs outside)`;
-      }
-      if (dirname(at) === at) break;
+  const holder = (entry: string) =>
+    roots.includes(entry) ? undefined : roots.find((root) => root !== entry && isUnder(entry, root));
+  const why = (root: string) =>
+    `lies inside ${root}, where the sandbox can rename or replace it while the program runs; outside, the program would find its configuration by that name, which could lead to a directory nobody checked (only ${root} itself, or a directory the sandbox cannot write, runs outside)`;
+  for (let at = pin.path; ; at = dirname(at)) {
+    const root = holder(at);
+    if (root !== undefined)
+      return `${at === pin.path ? `the working directory ${at}` : `${at}, on the way to the working directory ${pin.path},`} ${why(root)}`;
+    if (dirname(at) === at) break;
+  }
+  // A path an option names is walked by the program itself, entry by entry, links followed: every
+  // directory and link on that walk must be out of the sandbox's reach (a file named there may be
+  // rewritten anyway: what changes inside a directory after the check is not covered).
+  const entries = configFilesFor(input.programNames);
+  for (const route of namedPaths(input.argv, pin.path, entries, pin.reach).routes) {
+    const walk = resolvePath(route.path);
+    const visited = 'problem' in walk ? [] : walk.visited;
+    const isDir = 'problem' in walk ? false : statNs(walk.real)?.isDirectory() === true;
+    for (const entry of isDir ? visited : visited.slice(0, -1)) {
+      const root = holder(entry);
+      if (root !== undefined)
+        return `${entry}, on the way to ${route.value} (which the command names), ${why(root)}`;
     }
   }
   return undefined;
@@ -211,12 +221,17 @@ function namedPaths(
   cwd: string,
   entries: readonly ProgramConfigFiles[],
   reach: Reach,
-): { dirs: string[]; files: string[] } {
+): { dirs: string[]; files: string[]; routes: Route[] } {
   const options = new Set(entries.flatMap((entry) => entry.pathOptions ?? []));
   const dirs: string[] = [];
   const files: string[] = [];
+  const routes: Route[] = [];
   let base = cwd;
   const take = (value: string) => {
+    // As the program will resolve it: from `/`, or from the directory it is in then (`..` after a link
+    // goes up from where the link led, so the value is not normalized).
+    for (const from of new Set([base, cwd]))
+      routes.push({ path: value.startsWith('/') ? value : `${from}/${value}`, value });
     for (const path of new Set([resolve(base, value), resolve(cwd, value)])) {
       const real = canonical(path, reach);
       if (statNs(reach(real))?.isDirectory()) {
@@ -247,7 +262,13 @@ function namedPaths(
       } else take(arg.slice(at + 1));
     }
   }
-  return { dirs: [...new Set(dirs)], files: [...new Set(files)] };
+  return { dirs: [...new Set(dirs)], files: [...new Set(files)], routes };
+}
+
+/** A path an option names, as written (`value`) and as the program will walk it (`path`). */
+interface Route {
+  path: string;
+  value: string;
 }
 
 /** The canonical path of what `path` names (reached through `reach`), or `path` when nothing is there. */
