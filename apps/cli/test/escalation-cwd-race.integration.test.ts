@@ -138,10 +138,15 @@ describe('the working directory swapped under an allowed git status (ZshFork)', 
       'git status --short >/dev/null && git status --short >/dev/null',
       // The loop goes on for the controls on the host.
       'touch ready',
-      'while [ ! -e stop ]; do sleep 0.1; done',
+      'while [ ! -e stop ] && [ -d "$W" ]; do sleep 0.1; done',
       'wait',
     ].join('\n');
     const run = runUx(['exec', '--', script], home);
+    // Whatever fails below, the loop and the command end before the workspace goes.
+    onTestFinished(async () => {
+      if (existsSync(workspace)) writeFileSync(join(workspace, 'stop'), '');
+      await run;
+    });
     await waitForFile(join(workspace, 'ready'));
     const hostEnv = (canary: string) => ({
       PATH: process.env.PATH ?? '/usr/bin:/bin',
