@@ -34,6 +34,7 @@ export {
   type NetworkDecisionRequest,
 } from './orchestrator/decide-network.js';
 export type { PatchDecision, PatchDecisionRequest } from './orchestrator/decide-patch.js';
+export type { DirectoryIdentity, PinnedDirectory } from './orchestrator/pinned-directory.js';
 export type { ApprovalRequirement } from './policy/approval-requirement.js';
 export {
   createExecPolicy,

@@ -43,6 +43,8 @@ export function interceptExecs(
 ): ExecInterception {
   let pending = 0;
   let escalations = 0;
+  /** Escalations the broker refused because the directory changed after the check. */
+  let refusals = 0;
   const inPlace = new Set<string>();
   const listeners = new Set<() => void>();
   const changed = (delta: number) => {
@@ -104,17 +106,63 @@ export function interceptExecs(
         return { action: 'deny', reason: decision.reason };
       }
 
-      const { env, dropped } = escalationEnvironment(exec.env, doorEnv, decision.cwd);
-      const argv = [decision.program, ...exec.argv.slice(1)];
-      escalations += 1;
-      if (escalations <= ESCALATION_NOTES_MAX) {
-        const where = decision.sandbox ? 'in a wider sandbox' : 'OUTSIDE the sandbox';
-        const scrubbed = dropped.length > 0 ? ` (without ${readableText(dropped.join(', '))})` : '';
-        notices.note(`ran \`${quoted(exec.argv)}\` ${where}, as policy allows${scrubbed}`);
-      } else if (escalations === ESCALATION_NOTES_MAX + 1) {
-        notices.note('more programs ran outside the sandbox; only the first ones are listed');
+      // The directory the orchestrator checked stays open until the broker has entered it (or never
+      // will): its inode cannot be reused meanwhile by a directory the sandbox makes.
+      const pin = decision.cwdPin;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        pin?.release();
+      };
+      if (pin) {
+        if (signal.aborted) release();
+        else signal.addEventListener('abort', release, { once: true });
       }
-      if (!decision.sandbox) return { action: 'escalate', argv, cwd: decision.cwd, env };
+      let argv: string[];
+      let env: Record<string, string>;
+      try {
+        const environment = escalationEnvironment(exec.env, doorEnv, decision.cwd);
+        env = environment.env;
+        argv = [decision.program, ...exec.argv.slice(1)];
+        escalations += 1;
+        if (escalations <= ESCALATION_NOTES_MAX) {
+          const where = decision.sandbox ? 'in a wider sandbox' : 'OUTSIDE the sandbox';
+          const { dropped } = environment;
+          const scrubbed = dropped.length > 0 ? ` (without ${readableText(dropped.join(', '))})` : '';
+          notices.note(`ran \`${quoted(exec.argv)}\` ${where}, as policy allows${scrubbed}`);
+        } else if (escalations === ESCALATION_NOTES_MAX + 1) {
+          notices.note('more programs ran outside the sandbox; only the first ones are listed');
+        }
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (!decision.sandbox)
+        return {
+          action: 'escalate',
+          argv,
+          cwd: decision.cwd,
+          env,
+          ...(pin
+            ? {
+                // The broker enters this very directory, below these very directories, or runs nothing.
+                cwdIdentity: { ...pin.identity, ancestors: pin.ancestors },
+                onSettled: release,
+                onCwdChanged: () => {
+                  refusals += 1;
+                  if (refusals <= ESCALATION_NOTES_MAX)
+                    notices.note(
+                      `did not run \`${quoted(exec.argv)}\` outside the sandbox after all: its working directory ${readableText(decision.cwd)} changed after ux checked it (something moved or replaced it meanwhile); it failed with 126`,
+                    );
+                  else if (refusals === ESCALATION_NOTES_MAX + 1)
+                    notices.note(
+                      'more programs were not run outside because their working directory changed; only the first ones are listed',
+                    );
+                },
+              }
+            : {}),
+        };
       const plan = await decision.sandbox.backend.plan({
         argv,
         cwd: decision.cwd,

@@ -15,10 +15,13 @@
  *   ux-execve-wrapper; the stream brings one frame (u32 little-endian length + JSON, at most 1 MiB)
  *   describing the exec. Node gets {"type":"exec",...} and answers run, deny or escalate.
  * - Escalation. The broker answers {"action":"Escalate"}, receives the wrapper's stdio ({"fds":[...]} with
- *   the descriptors attached), starts the child in a process group of its own with default signal
- *   dispositions, an empty mask, exactly the argv, cwd and environment Node gave, forwards
- *   {"signal":N} frames to that group, and answers {"exit_code":N} (128+signal, with "signal") when it
- *   ends. A wrapper that goes away while its child runs (the sandbox was killed) gets the group SIGTERM,
+ *   the descriptors attached), opens the working directory and, when Node sent the identity its checks
+ *   recorded (cwdIdentity: the directory's and each parent's device and inode up to /), compares them
+ *   through that descriptor and "..": a directory that changed since is refused (126, a message on the
+ *   command's stderr, "cwdChanged":true to Node). Otherwise it starts the child in that very directory
+ *   (fchdir) in a process group of its own with default signal dispositions, an empty mask, exactly the
+ *   argv and environment Node gave, forwards {"signal":N} frames to that group, and answers
+ *   {"exit_code":N} (128+signal, with "signal") when it ends. A wrapper that goes away while its child runs (the sandbox was killed) gets the group SIGTERM,
  *   then SIGKILL 500 ms later; so does every child of a closed session, and of all sessions at stdin EOF.
  *
  * One thread, one poll() loop, non-blocking descriptors, SIGCHLD through a self-pipe. A bad message is
@@ -81,6 +84,12 @@ typedef struct request {
   char **argv;
   char **envp;
   char *cwd;
+  /*
+   * The identity Node checked (cwdIdentity): the directory's (st_dev, st_ino), then each directory
+   * above it up to `/`, two numbers per level; NULL when the reply named none.
+   */
+  unsigned long long *cwd_chain;
+  size_t cwd_levels;
   pid_t pid;
   long long kill_at; /* monotonic ms for SIGKILL after SIGTERM; 0 when none pending */
   int dead;
@@ -273,7 +282,102 @@ static void child_fail(const char *what, const char *path, int error) {
   _exit(error == ENOENT || error == ENOTDIR ? 127 : 126);
 }
 
+static void free_request_plan(request *r) {
+  free_strings(r->argv);
+  free_strings(r->envp);
+  free(r->cwd);
+  free(r->cwd_chain);
+  r->argv = r->envp = NULL;
+  r->cwd = NULL;
+  r->cwd_chain = NULL;
+  r->cwd_levels = 0;
+}
+
+/*
+ * The escalation ends without a child: `message` (if any) on the command's stderr, `code` to the
+ * wrapper and to Node (with "cwdChanged":true when the directory was not the one Node checked).
+ */
+static void finish_unstarted(request *r, const int targets[3], int code, int cwd_changed, const char *message) {
+  if (targets[2] >= 0) dprintf(targets[2], "%s\n", message);
+  ubuf frame = {0};
+  ubuf_puts(&frame, "{\"exit_code\":");
+  ubuf_int(&frame, code);
+  ubuf_putc(&frame, '}');
+  queue_frame(r, frame.data, frame.len);
+  ubuf_free(&frame);
+  r->state = FINISHING;
+  close_received_fds(r);
+  free_request_plan(r);
+  ubuf_puts(&to_node, "{\"type\":\"exited\",\"request\":");
+  ubuf_int(&to_node, r->id);
+  ubuf_puts(&to_node, ",\"code\":");
+  ubuf_int(&to_node, code);
+  ubuf_puts(&to_node, ",\"signal\":null");
+  if (cwd_changed) ubuf_puts(&to_node, ",\"cwdChanged\":true");
+  ubuf_putc(&to_node, '}');
+  emit_end();
+  flush_request(r);
+}
+
+/*
+ * Whether the directory `dirfd` is the one Node checked: its (st_dev, st_ino), then, through "..",
+ * each directory above it, level by level up to `/` (whose ".." is itself), equal to r->cwd_chain.
+ * Nothing is walked by name: a directory swapped, renamed or moved under another parent since the
+ * check fails the comparison.
+ */
+static int same_directory_chain(int dirfd, const request *r) {
+  int current = dirfd;
+  int same = 1;
+  for (size_t level = 0; level < r->cwd_levels && same; level++) {
+    struct stat st;
+    if (fstat(current, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        (unsigned long long)st.st_dev != r->cwd_chain[2 * level] ||
+        (unsigned long long)st.st_ino != r->cwd_chain[2 * level + 1]) {
+      same = 0;
+      break;
+    }
+    if (level + 1 == r->cwd_levels) {
+      /* The last level Node named is `/`: its parent must be itself (nothing above it moved in). */
+      int parent = openat(current, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      struct stat up;
+      same = parent >= 0 && fstat(parent, &up) == 0 && up.st_dev == st.st_dev && up.st_ino == st.st_ino;
+      if (parent >= 0) close(parent);
+      break;
+    }
+    int parent = openat(current, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (current != dirfd) close(current);
+    current = parent;
+    if (current < 0) same = 0;
+  }
+  if (current >= 0 && current != dirfd) close(current);
+  return same;
+}
+
 static void start_child(request *r, const int targets[3]) {
+  /*
+   * The working directory is opened here, by path as chdir would resolve it, checked against the
+   * identity Node's decision recorded (when it sent one), and entered in the child through this very
+   * descriptor (fchdir): what runs is in the directory that was checked, or does not run.
+   */
+  int dirfd = open(r->cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0) {
+    int error = errno;
+    ubuf message = {0};
+    ubuf_puts(&message, "ux: escalated command: cannot enter ");
+    ubuf_puts(&message, r->cwd);
+    ubuf_puts(&message, ": ");
+    ubuf_puts(&message, strerror(error));
+    ubuf_putc(&message, '\0');
+    finish_unstarted(r, targets, error == ENOENT || error == ENOTDIR ? 127 : 126, 0, message.data);
+    ubuf_free(&message);
+    return;
+  }
+  if (r->cwd_chain != NULL && !same_directory_chain(dirfd, r)) {
+    close(dirfd);
+    finish_unstarted(r, targets, 126, 1,
+                     "ux: the working directory changed after it was checked; not run outside the sandbox");
+    return;
+  }
   /*
    * Every signal stays blocked from the fork until the child has default dispositions: a SIGTERM sent
    * to its group in between would otherwise run the broker's own handler in the child.
@@ -285,15 +389,13 @@ static void start_child(request *r, const int targets[3]) {
   if (pid != 0) sigprocmask(SIG_SETMASK, &previous, NULL);
   if (pid < 0) {
     int error = errno;
-    if (targets[2] >= 0) dprintf(targets[2], "ux: cannot start an escalated command: %s\n", strerror(error));
-    queue_frame(r, "{\"exit_code\":126}", 17);
-    r->state = FINISHING;
-    close_received_fds(r);
-    ubuf_puts(&to_node, "{\"type\":\"exited\",\"request\":");
-    ubuf_int(&to_node, r->id);
-    ubuf_puts(&to_node, ",\"code\":126,\"signal\":null}");
-    emit_end();
-    flush_request(r);
+    close(dirfd);
+    ubuf message = {0};
+    ubuf_puts(&message, "ux: cannot start an escalated command: ");
+    ubuf_puts(&message, strerror(error));
+    ubuf_putc(&message, '\0');
+    finish_unstarted(r, targets, 126, 0, message.data);
+    ubuf_free(&message);
     return;
   }
   if (pid == 0) {
@@ -303,7 +405,7 @@ static void start_child(request *r, const int targets[3]) {
     sigset_t empty;
     sigemptyset(&empty);
     sigprocmask(SIG_SETMASK, &empty, NULL);
-    /* Received descriptors are all above 2 (the broker's own stdio is always open). */
+    /* Received descriptors and dirfd are all above 2 (the broker's own stdio is always open). */
     for (int t = 0; t < 3; t++) {
       if (targets[t] >= 0) {
         if (dup2(targets[t], t) < 0) _exit(126);
@@ -313,20 +415,17 @@ static void start_child(request *r, const int targets[3]) {
         if (null_fd != t) close(null_fd);
       }
     }
+    if (fchdir(dirfd) != 0) child_fail("enter", r->cwd, errno);
     close_from(3);
-    if (chdir(r->cwd) != 0) child_fail("enter", r->cwd, errno);
     execve(r->argv[0], r->argv, r->envp);
     child_fail("run", r->argv[0], errno);
   }
+  close(dirfd);
   setpgid(pid, pid);
   r->pid = pid;
   r->state = RUNNING;
   close_received_fds(r);
-  free_strings(r->argv);
-  free_strings(r->envp);
-  free(r->cwd);
-  r->argv = r->envp = NULL;
-  r->cwd = NULL;
+  free_request_plan(r);
   ubuf_puts(&to_node, "{\"type\":\"started\",\"request\":");
   ubuf_int(&to_node, r->id);
   ubuf_puts(&to_node, ",\"pid\":");
@@ -803,6 +902,52 @@ static request *find_request(long long id) {
   return NULL;
 }
 
+/* A decimal number of 1 to 20 digits that fits in 64 bits, as a JSON string; 0 on success. */
+static int decimal_u64(const jnode *node, unsigned long long *out) {
+  const char *text = json_cstring(node);
+  if (text == NULL || *text == '\0' || strlen(text) > 20) return -1;
+  unsigned long long value = 0;
+  for (const char *p = text; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    unsigned digit = (unsigned)(*p - '0');
+    if (value > (ULLONG_MAX - digit) / 10) return -1;
+    value = value * 10 + digit;
+  }
+  *out = value;
+  return 0;
+}
+
+static int dev_ino(const jnode *node, unsigned long long *pair) {
+  if (node == NULL || node->type != JSON_OBJECT) return -1;
+  return decimal_u64(json_get(node, "dev"), &pair[0]) || decimal_u64(json_get(node, "ino"), &pair[1]) ? -1 : 0;
+}
+
+/*
+ * {"dev":D,"ino":I,"ancestors":[{"dev","ino"},...]} (decimal strings; the ancestors from the parent up
+ * to `/`, empty for `/` itself) → 2 numbers per level, the directory first; 0 on success.
+ */
+static int cwd_identity(const jnode *node, unsigned long long **chain, size_t *levels, const char **error) {
+  const jnode *ancestors = node ? json_get(node, "ancestors") : NULL;
+  if (node == NULL || node->type != JSON_OBJECT || ancestors == NULL || ancestors->type != JSON_ARRAY ||
+      ancestors->count > 4096) {
+    *error = "cwdIdentity must be {dev, ino, ancestors: [{dev, ino}, ...]}";
+    return -1;
+  }
+  unsigned long long *list = calloc(2 * (ancestors->count + 1), sizeof *list);
+  if (list == NULL) ujson_out_of_memory();
+  int bad = dev_ino(node, list);
+  size_t n = 1;
+  for (const jnode *item = ancestors->child; item && !bad; item = item->next) bad = dev_ino(item, &list[2 * n++]);
+  if (bad) {
+    free(list);
+    *error = "cwdIdentity: dev and ino must be decimal strings";
+    return -1;
+  }
+  *chain = list;
+  *levels = n;
+  return 0;
+}
+
 static void handle_reply(const jnode *root) {
   long long id;
   if (json_int(json_get(root, "request"), 1, LLONG_MAX, &id) != 0) {
@@ -839,8 +984,21 @@ static void handle_reply(const jnode *root) {
       deny(r, "the escalation broker received an invalid escalation for this command");
       return;
     }
+    unsigned long long *chain = NULL;
+    size_t levels = 0;
+    const jnode *identity = json_get(root, "cwdIdentity");
+    if (identity != NULL && identity->type != JSON_NULL &&
+        cwd_identity(identity, &chain, &levels, &error) != 0) {
+      free_strings(argv);
+      free_strings(envp);
+      emit_error("an invalid escalate reply", error);
+      deny(r, "the escalation broker received an invalid escalation for this command");
+      return;
+    }
     r->argv = argv;
     r->envp = envp;
+    r->cwd_chain = chain;
+    r->cwd_levels = levels;
     r->cwd = strdup(cwd);
     if (r->cwd == NULL) ujson_out_of_memory();
     static const char escalate[] = "{\"action\":\"Escalate\"}";
@@ -990,9 +1148,7 @@ static void sweep(void) {
       close_received_fds(r);
       ubuf_free(&r->in);
       ubuf_free(&r->out);
-      free_strings(r->argv);
-      free_strings(r->envp);
-      free(r->cwd);
+      free_request_plan(r);
       free(r);
     } else {
       link = &r->next;

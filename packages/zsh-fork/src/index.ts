@@ -4,6 +4,7 @@
 // added; owned by the broker's author).
 export type {
   DenyAction,
+  DirectoryIdentity,
   EscalateAction,
   ExecAction,
   ExecContext,

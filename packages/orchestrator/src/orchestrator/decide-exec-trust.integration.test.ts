@@ -1,7 +1,7 @@
 // decideExec on real files: which program file a rule vouches for, programs the sandbox wrote, and
 // working directories whose configuration it wrote (docs/zsh-fork.md, "Escalation and the sandbox's files").
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
 import { tempDir } from '@ux/test-utils';
@@ -13,7 +13,18 @@ import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import { fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
 import type { SelectedSandbox } from './attempt.js';
 import { createOrchestrator, type OrchestratorSettings } from './create-orchestrator.js';
-import type { ExecDecisionRequest } from './decide-exec.js';
+import type { ExecDecision, ExecDecisionRequest } from './decide-exec.js';
+
+/** The decision without the directory it pinned (released), after checking that this is `cwd`'s. */
+function unpinned(decision: ExecDecision): ExecDecision {
+  if (decision.action !== 'escalate' || !decision.cwdPin) return decision;
+  const { cwdPin, ...rest } = decision;
+  const stat = statSync(rest.cwd, { bigint: true });
+  expect(cwdPin.identity).toEqual({ dev: `${stat.dev}`, ino: `${stat.ino}` });
+  expect(cwdPin.path).toBe(rest.cwd);
+  cwdPin.release();
+  return rest;
+}
 
 let bash: BashParser;
 beforeAll(async () => {
@@ -78,7 +89,7 @@ describe('a bare-name rule vouches for the file the session’s PATH finds', () 
     const cwd = outsideDir();
     const other = outsideDir();
     copyFileSync(GIT, join(other, 'git'));
-    expect(await orchestrator.decideExec(exec(GIT, ['git', 'status'], cwd))).toEqual({
+    expect(unpinned(await orchestrator.decideExec(exec(GIT, ['git', 'status'], cwd)))).toEqual({
       action: 'escalate',
       sandbox: null,
       program: GIT,
@@ -218,7 +229,7 @@ describe('a working directory whose configuration the sandbox wrote', () => {
     });
 
     const approving = setup(GIT_STATUS, { sessionStartMs });
-    expect(await approving.orchestrator.decideExec(request)).toEqual({
+    expect(unpinned(await approving.orchestrator.decideExec(request))).toEqual({
       action: 'escalate',
       sandbox: null,
       program: GIT,
@@ -290,18 +301,25 @@ describe('a working directory whose configuration the sandbox wrote', () => {
     });
   });
 
-  it('escalates git status in a repository that predates the session, in its canonical directory', async () => {
+  it('escalates git status at the work tree of a repository that predates the session, not below it', async () => {
     const ws = outsideDir();
     execFileSync('git', ['init', '-q'], { cwd: ws, env: GIT_ENV });
     mkdirSync(join(ws, 'src'));
     const { orchestrator } = setup(GIT_STATUS);
     expect(
-      await orchestrator.decideExec(exec(GIT, ['git', 'status'], join(ws, 'src'), { projectRoot: ws })),
+      unpinned(await orchestrator.decideExec(exec(GIT, ['git', 'status'], ws, { projectRoot: ws }))),
     ).toEqual({
       action: 'escalate',
       sandbox: null,
       program: GIT,
-      cwd: join(ws, 'src'),
+      cwd: ws,
+    });
+    // Below the writable root, the sandbox could rename the directory while git looks for .git by name.
+    expect(
+      await orchestrator.decideExec(exec(GIT, ['git', 'status'], join(ws, 'src'), { projectRoot: ws })),
+    ).toEqual({
+      action: 'run',
+      inPlace: expect.stringContaining(`the working directory ${join(ws, 'src')} lies inside ${ws}, `),
     });
   });
 

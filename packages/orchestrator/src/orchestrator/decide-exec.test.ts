@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ApprovalRequest, createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
 import { tempDir } from '@ux/test-utils';
@@ -10,7 +10,18 @@ import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
 import type { SelectedSandbox } from './attempt.js';
 import { createOrchestrator, type OrchestratorSettings } from './create-orchestrator.js';
-import type { ExecDecisionRequest } from './decide-exec.js';
+import type { ExecDecision, ExecDecisionRequest } from './decide-exec.js';
+
+/** The decision without the directory it pinned (released), after checking that this is `cwd`'s. */
+function unpinned(decision: ExecDecision): ExecDecision {
+  if (decision.action !== 'escalate' || !decision.cwdPin) return decision;
+  const { cwdPin, ...rest } = decision;
+  const stat = statSync(rest.cwd, { bigint: true });
+  expect(cwdPin.identity).toEqual({ dev: `${stat.dev}`, ino: `${stat.ino}` });
+  expect(cwdPin.path).toBe(rest.cwd);
+  cwdPin.release();
+  return rest;
+}
 
 let bash: BashParser;
 beforeAll(async () => {
@@ -107,8 +118,8 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
       'prefix_rule(pattern=["touch"], decision="prompt", justification="touch is watched")\n',
     );
     const cwd = tempDir('ux-decide-exec-');
-    const first = await orchestrator.decideExec(exec(TOUCH, ['touch', 'a'], { cwd }));
-    const second = await orchestrator.decideExec(exec(TOUCH, ['touch', 'b'], { cwd }));
+    const first = unpinned(await orchestrator.decideExec(exec(TOUCH, ['touch', 'a'], { cwd })));
+    const second = unpinned(await orchestrator.decideExec(exec(TOUCH, ['touch', 'b'], { cwd })));
     expect(first).toMatchObject({ action: 'escalate', sandbox: null, program: TOUCH });
     expect(second).toEqual(first);
     expect(reviewer.requests.map((request) => request.approval_id)).toEqual(['approval-1', 'approval-2']);

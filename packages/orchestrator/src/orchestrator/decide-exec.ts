@@ -21,6 +21,7 @@ import { executableName } from '../shell/shell-invocation.js';
 import { shlexJoin } from '../shell/shlex-join.js';
 import type { SelectedSandbox } from './attempt.js';
 import { type EscalationScope, escalationScope } from './escalation-scope.js';
+import type { PinnedDirectory } from './pinned-directory.js';
 import { programFile, programTrust, sameFile, startingPathProgram } from './program-trust.js';
 import { workdirTrust } from './workdir-trust.js';
 
@@ -79,6 +80,14 @@ export type ExecDecision =
       program: string;
       /** Where to run it: the working directory the checks looked at (canonical when checked). */
       cwd: string;
+      /**
+       * Outside any sandbox: the working directory the checks looked at, still open. The caller hands
+       * its identity to whoever enters `cwd` (the broker compares it, and the directories above it, with
+       * what it opens, and refuses when they differ), then calls `release()` once that is done or will
+       * never be. Absent when nothing was checked (a wider sandbox; a directory that could not be
+       * opened, run after a person's approval).
+       */
+      cwdPin?: PinnedDirectory;
     };
 
 export interface ExecDecider {
@@ -102,9 +111,9 @@ export const EXEC_FORBIDDEN = 'Execution forbidden by policy';
 /** What happens to an allowed exec, decided before anyone is asked. */
 type Plan =
   | { kind: 'run'; inPlace?: string }
-  | { kind: 'escalate'; sandbox: SelectedSandbox | null; cwd: string }
+  | { kind: 'escalate'; sandbox: SelectedSandbox | null; cwd: string; pin?: PinnedDirectory }
   /** The command asked for escalation, and the working directory holds what the sandbox wrote. */
-  | { kind: 'ask'; why: string };
+  | { kind: 'ask'; why: string; pin?: PinnedDirectory };
 
 /**
  * The decision table of docs/reference/zsh-fork.md §4, per intercepted exec: a rule or heuristic
@@ -145,69 +154,94 @@ export async function decideExec(decider: ExecDecider, request: ExecDecisionRequ
     return { action: 'deny', reason: `${EXEC_FORBIDDEN}: ${requirement.reason}` };
 
   let plan = planEscalation(decider, request, program, requirement.ruleDriven);
-  if (
-    plan.kind === 'run' &&
-    plan.inPlace === undefined &&
-    request.parent.sandbox &&
-    sandboxPermissions === 'use_default' &&
-    !hasDenyRead(decider.policy.fileSystem) &&
-    !onStartingPath
-  ) {
-    // An allow rule for the name matched, but not this file: say why it stays in (the file itself, when
-    // the sandbox could have written it, else which file the rule means).
-    const trust = programTrust(program, scopeFor(decider, request));
-    plan = {
-      kind: 'run',
-      inPlace: !trust.trusted
-        ? trust.why
-        : pathFile
-          ? `the rule for \`${name}\` vouches only for ${pathFile.real}, the ${name} the session's PATH finds, not for ${program}`
-          : `the rule for \`${name}\` vouches only for the ${name} the session's PATH finds, and it finds none`,
+  // The directory the checks pinned goes with an escalation out of here; on every other way out it is
+  // released here.
+  const pin = plan.kind === 'escalate' || plan.kind === 'ask' ? plan.pin : undefined;
+  let handedOver = false;
+  const outside = (): ExecDecision => {
+    handedOver = pin !== undefined;
+    return {
+      action: 'escalate',
+      sandbox: null,
+      program,
+      cwd: pin?.path ?? request.cwd,
+      ...(pin ? { cwdPin: pin } : {}),
     };
+  };
+  try {
+    return await decideAllowed();
+  } finally {
+    if (!handedOver) pin?.release();
   }
-  const question = (
-    policyReason: string,
-    decisions: ApprovalRequest['available_decisions'],
-  ): ApprovalRequest => ({
-    call_id: request.callId,
-    approval_id: decider.newApprovalId(),
-    ...(request.turnId ? { turn_id: request.turnId } : {}),
-    command,
-    display_command: shlexJoin(request.argv),
-    cwd: request.cwd,
-    policy_reason: policyReason,
-    unsandboxed: plan.kind === 'run' ? 'never' : 'now',
-    retry: false,
-    available_decisions: decisions,
-  });
 
-  if (requirement.decision === 'prompt') {
-    const warning = plan.kind === 'ask' ? `; ${askReason(plan.why)}` : '';
+  async function decideAllowed(): Promise<ExecDecision> {
+    if (
+      plan.kind === 'run' &&
+      plan.inPlace === undefined &&
+      request.parent.sandbox &&
+      sandboxPermissions === 'use_default' &&
+      !hasDenyRead(decider.policy.fileSystem) &&
+      !onStartingPath
+    ) {
+      // An allow rule for the name matched, but not this file: say why it stays in (the file itself, when
+      // the sandbox could have written it, else which file the rule means).
+      const trust = programTrust(program, scopeFor(decider, request));
+      plan = {
+        kind: 'run',
+        inPlace: !trust.trusted
+          ? trust.why
+          : pathFile
+            ? `the rule for \`${name}\` vouches only for ${pathFile.real}, the ${name} the session's PATH finds, not for ${program}`
+            : `the rule for \`${name}\` vouches only for the ${name} the session's PATH finds, and it finds none`,
+      };
+    }
+    const question = (
+      policyReason: string,
+      decisions: ApprovalRequest['available_decisions'],
+    ): ApprovalRequest => ({
+      call_id: request.callId,
+      approval_id: decider.newApprovalId(),
+      ...(request.turnId ? { turn_id: request.turnId } : {}),
+      command,
+      display_command: shlexJoin(request.argv),
+      cwd: request.cwd,
+      policy_reason: policyReason,
+      unsandboxed: plan.kind === 'run' ? 'never' : 'now',
+      retry: false,
+      available_decisions: decisions,
+    });
+
+    if (requirement.decision === 'prompt') {
+      const warning = plan.kind === 'ask' ? `; ${askReason(plan.why)}` : '';
+      const asked = await ask(
+        decider,
+        request,
+        command,
+        question(`${requirement.policyReason} (a program the command runs)${warning}`, ['approved', 'abort']),
+        'allow_and_deny',
+      );
+      if (asked !== 'approved') return asked;
+      if (plan.kind === 'ask') return outside();
+    }
+
+    if (plan.kind === 'run') return { action: 'run', ...(plan.inPlace ? { inPlace: plan.inPlace } : {}) };
+    if (plan.kind === 'escalate')
+      return plan.sandbox === null
+        ? outside()
+        : { action: 'escalate', sandbox: plan.sandbox, program, cwd: plan.cwd };
+    // The command asked to run outside and this directory holds what the sandbox wrote: a person decides.
+    if (!asksAboutEscalation(decider.approvalPolicy)) return { action: 'run', inPlace: plan.why };
     const asked = await ask(
       decider,
       request,
       command,
-      question(`${requirement.policyReason} (a program the command runs)${warning}`, ['approved', 'abort']),
-      'allow_and_deny',
+      question(askReason(plan.why), ['approved', 'denied', 'abort']),
+      'deny_only',
     );
-    if (asked !== 'approved') return asked;
-    if (plan.kind === 'ask') return { action: 'escalate', sandbox: null, program, cwd: request.cwd };
+    if (asked === 'approved') return outside();
+    if (asked.action === 'deny' && asked.aborted) return asked;
+    return { action: 'run', inPlace: `${plan.why} (not approved to run outside: ${asked.reason})` };
   }
-
-  if (plan.kind === 'run') return { action: 'run', ...(plan.inPlace ? { inPlace: plan.inPlace } : {}) };
-  if (plan.kind === 'escalate') return { action: 'escalate', sandbox: plan.sandbox, program, cwd: plan.cwd };
-  // The command asked to run outside and this directory holds what the sandbox wrote: a person decides.
-  if (!asksAboutEscalation(decider.approvalPolicy)) return { action: 'run', inPlace: plan.why };
-  const asked = await ask(
-    decider,
-    request,
-    command,
-    question(askReason(plan.why), ['approved', 'denied', 'abort']),
-    'deny_only',
-  );
-  if (asked === 'approved') return { action: 'escalate', sandbox: null, program, cwd: request.cwd };
-  if (asked.action === 'deny' && asked.aborted) return asked;
-  return { action: 'run', inPlace: `${plan.why} (not approved to run outside: ${asked.reason})` };
 }
 
 function askReason(why: string): string {
@@ -234,8 +268,10 @@ function planEscalation(
     programNames: [...new Set([executableName(program), executableName(trust.real)])],
     scope,
   });
-  if (workdir.trusted) return { kind: 'escalate', sandbox: null, cwd: workdir.cwd };
-  if (request.parent.sandboxPermissions === 'require_escalated') return { kind: 'ask', why: workdir.why };
+  if (workdir.trusted) return { kind: 'escalate', sandbox: null, cwd: workdir.cwd, pin: workdir.pin };
+  if (request.parent.sandboxPermissions === 'require_escalated')
+    return { kind: 'ask', why: workdir.why, ...(workdir.pin ? { pin: workdir.pin } : {}) };
+  workdir.pin?.release();
   return { kind: 'run', inPlace: workdir.why };
 }
 

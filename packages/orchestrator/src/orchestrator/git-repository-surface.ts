@@ -1,7 +1,8 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { gitdirTarget, nodeFsView } from '@ux/protocol/core';
+import { type FsView, gitdirTarget, nodeFsView } from '@ux/protocol/core';
+import { byPath, canonicalPath, type Reach } from './pinned-directory.js';
 import { lstatNs, statNs } from './session-changes.js';
 
 /** A repository git could use, found the way git finds it. */
@@ -27,25 +28,43 @@ export interface SurfaceEntry {
  * to `/`, a `.git` directory, a `.git` pointer file (`gitdir: …`, then `commondir`) or link, and the
  * directory itself when it looks like a bare repository. Git stops at the first one; all are returned
  * so that a look-alike git would not take cannot hide the one it would (and `GIT_DIR` of the session's
- * environment, when set, comes first).
+ * environment, when set, comes first). Every file is looked at through `reach` (the descriptors of a
+ * pinned working directory and the directories above it); the paths returned are the plain ones.
  */
-export function repositoriesAround(start: string, gitDirFromEnv?: string): GitRepository[] {
+export function repositoriesAround(
+  start: string,
+  gitDirFromEnv?: string,
+  reach: Reach = byPath,
+): GitRepository[] {
   const found: GitRepository[] = [];
-  if (gitDirFromEnv && isAbsolute(gitDirFromEnv) && looksLikeGitDir(gitDirFromEnv))
-    found.push(withCommonDir({ gitDir: gitDirFromEnv }));
+  const fs = reachingFsView(reach);
+  if (gitDirFromEnv && isAbsolute(gitDirFromEnv) && looksLikeGitDir(gitDirFromEnv, reach))
+    found.push(withCommonDir({ gitDir: gitDirFromEnv }, reach));
   for (let dir = start; ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
-    const stat = lstatNs(dotGit);
+    const stat = lstatNs(reach(dotGit));
     if (stat?.isFile()) {
-      const target = gitdirTarget(dotGit, nodeFsView());
-      found.push(withCommonDir({ dotGit, workTree: dir, gitDir: target ?? dotGit }));
+      const target = gitdirTarget(dotGit, fs);
+      found.push(withCommonDir({ dotGit, workTree: dir, gitDir: target ?? dotGit }, reach));
     } else if (stat?.isDirectory() || stat?.isSymbolicLink()) {
-      found.push(withCommonDir({ dotGit, workTree: dir, gitDir: dotGit }));
+      found.push(withCommonDir({ dotGit, workTree: dir, gitDir: dotGit }, reach));
     }
-    if (looksLikeGitDir(dir) && !found.some((repo) => repo.gitDir === dir))
-      found.push(withCommonDir({ gitDir: dir }));
+    if (looksLikeGitDir(dir, reach) && !found.some((repo) => repo.gitDir === dir))
+      found.push(withCommonDir({ gitDir: dir }, reach));
     if (dirname(dir) === dir) return found;
   }
+}
+
+/** `nodeFsView()` whose every access goes through `reach` (paths in, plain paths out). */
+function reachingFsView(reach: Reach): FsView {
+  const fs = nodeFsView();
+  if (reach === byPath) return fs;
+  return {
+    kind: (path) => fs.kind(reach(path)),
+    readFile: (path) => fs.readFile(reach(path)),
+    readdir: (path) => fs.readdir(reach(path)),
+    realpath: (path) => canonicalPath(path, reach),
+  };
 }
 
 /** How deep include files and nested submodules are followed. */
@@ -59,6 +78,8 @@ export interface SurfaceOptions {
   homeDir?: string;
   /** The directory git runs in (relative program paths in configuration are tried against it too). */
   cwd?: string;
+  /** How files are reached (the descriptors of a pinned working directory); paths as they are by default. */
+  reach?: Reach;
 }
 
 /**
@@ -74,10 +95,11 @@ export function gitConfigurationSurface(
   depth = 0,
 ): SurfaceEntry[] {
   const entries: SurfaceEntry[] = [];
+  const reach = options.reach ?? byPath;
   const add = (path: string, why: string) => {
     if (!entries.some((entry) => entry.path === path)) entries.push({ path, why });
   };
-  if (repository.dotGit && !lstatNs(repository.dotGit)?.isDirectory())
+  if (repository.dotGit && !lstatNs(reach(repository.dotGit))?.isDirectory())
     add(repository.dotGit, 'the .git pointer: says where the repository is');
   const configs: string[] = [];
   for (const dir of new Set([repository.gitDir, repository.commonDir])) {
@@ -87,7 +109,7 @@ export function gitConfigurationSurface(
     );
     add(join(dir, 'config.worktree'), 'per-worktree git configuration');
     add(join(dir, 'commondir'), 'says where the repository and its configuration are');
-    addHooks(join(dir, 'hooks'), add);
+    addHooks(join(dir, 'hooks'), add, reach);
     configs.push(join(dir, 'config'), join(dir, 'config.worktree'));
   }
   const home = options.homeDir ?? homedir();
@@ -95,12 +117,12 @@ export function gitConfigurationSurface(
   const readConfig = (file: string, level: number) => {
     if (seen.has(file) || level > MAX_DEPTH) return;
     seen.add(file);
-    const text = readText(file);
+    const text = readText(file, reach);
     if (text === undefined) return;
     for (const { section, key, value } of parseGitConfig(text)) {
       if (section === 'core' && key === 'hookspath') {
         const dir = expandPath(value, home, repository.workTree ?? repository.gitDir);
-        if (dir) addHooks(dir, add);
+        if (dir) addHooks(dir, add, reach);
       } else if ((section === 'include' || section.startsWith('includeif')) && key === 'path') {
         const included = expandPath(value, home, dirname(file));
         if (included) {
@@ -108,7 +130,7 @@ export function gitConfigurationSurface(
           readConfig(included, level + 1);
         }
       }
-      for (const path of programPaths(value, home, [repository.workTree, options.cwd]))
+      for (const path of programPaths(value, home, [repository.workTree, options.cwd], reach))
         add(path, `a program git configuration names (${section}.${key})`);
     }
   };
@@ -116,15 +138,15 @@ export function gitConfigurationSurface(
 
   if (repository.workTree && depth < MAX_DEPTH) {
     const objectFormat = /objectformat\s*=\s*sha256/i.test(
-      readText(join(repository.commonDir, 'config')) ?? '',
+      readText(join(repository.commonDir, 'config'), reach) ?? '',
     );
-    for (const link of gitlinksOfIndex(join(repository.gitDir, 'index'), objectFormat ? 32 : 20)) {
+    for (const link of gitlinksOfIndex(reach(join(repository.gitDir, 'index')), objectFormat ? 32 : 20)) {
       const workTree = join(repository.workTree, link);
       const dotGit = join(workTree, '.git');
-      const stat = lstatNs(dotGit);
+      const stat = lstatNs(reach(dotGit));
       if (!stat) continue;
-      const gitDir = stat.isFile() ? (gitdirTarget(dotGit, nodeFsView()) ?? dotGit) : dotGit;
-      const nested = withCommonDir({ dotGit, workTree, gitDir });
+      const gitDir = stat.isFile() ? (gitdirTarget(dotGit, reachingFsView(reach)) ?? dotGit) : dotGit;
+      const nested = withCommonDir({ dotGit, workTree, gitDir }, reach);
       for (const entry of gitConfigurationSurface(nested, options, depth + 1))
         add(entry.path, `in submodule ${link}: ${entry.why}`);
     }
@@ -132,12 +154,12 @@ export function gitConfigurationSurface(
   return entries;
 }
 
-function addHooks(dir: string, add: (path: string, why: string) => void): void {
+function addHooks(dir: string, add: (path: string, why: string) => void, reach: Reach): void {
   add(dir, 'git hooks: programs git commands run');
-  if (!statNs(dir)?.isDirectory()) return;
+  if (!statNs(reach(dir))?.isDirectory()) return;
   let names: string[] = [];
   try {
-    names = readdirSync(dir);
+    names = readdirSync(reach(dir));
   } catch {
     return;
   }
@@ -145,22 +167,25 @@ function addHooks(dir: string, add: (path: string, why: string) => void): void {
 }
 
 /** A directory git would take for a repository: `HEAD` and `objects/` (or a `commondir` pointer). */
-function looksLikeGitDir(dir: string): boolean {
-  if (!statNs(join(dir, 'HEAD'))?.isFile()) return false;
-  return statNs(join(dir, 'objects'))?.isDirectory() === true || statNs(join(dir, 'commondir')) !== undefined;
+function looksLikeGitDir(dir: string, reach: Reach): boolean {
+  if (!statNs(reach(join(dir, 'HEAD')))?.isFile()) return false;
+  return (
+    statNs(reach(join(dir, 'objects')))?.isDirectory() === true ||
+    statNs(reach(join(dir, 'commondir'))) !== undefined
+  );
 }
 
-function withCommonDir(repository: Omit<GitRepository, 'commonDir'>): GitRepository {
-  const pointer = readText(join(repository.gitDir, 'commondir'))?.trim();
+function withCommonDir(repository: Omit<GitRepository, 'commonDir'>, reach: Reach): GitRepository {
+  const pointer = readText(join(repository.gitDir, 'commondir'), reach)?.trim();
   return { ...repository, commonDir: pointer ? resolve(repository.gitDir, pointer) : repository.gitDir };
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return statNs(path)?.isFile() ? readFileSync(path, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * A regular file's text (`nodeFsView().readFile`: opened without blocking and checked on the opened
+ * descriptor, so a FIFO or device swapped in after a look cannot hang the host).
+ */
+function readText(path: string, reach: Reach): string | undefined {
+  return nodeFsView().readFile(reach(path));
 }
 
 /** `~/x`, an absolute path, or one relative to `base`; undefined for an empty value. */
@@ -174,7 +199,12 @@ function expandPath(value: string, home: string, base: string): string | undefin
  * Existing files that a configuration value names as a path: each word with a `/` in it (split on
  * spaces and shell punctuation), absolute, `~/…`, or relative to the work tree or the working directory.
  */
-function programPaths(value: string, home: string, bases: readonly (string | undefined)[]): string[] {
+function programPaths(
+  value: string,
+  home: string,
+  bases: readonly (string | undefined)[],
+  reach: Reach,
+): string[] {
   const found: string[] = [];
   for (const word of value.split(/[\s;|&()<>'"`=,]+/)) {
     if (!word.includes('/')) continue;
@@ -182,7 +212,7 @@ function programPaths(value: string, home: string, bases: readonly (string | und
       word.startsWith('/') || word.startsWith('~')
         ? [expandPath(word, home, '/')]
         : bases.filter((base): base is string => base !== undefined).map((base) => resolve(base, word));
-    for (const candidate of candidates) if (candidate && lstatNs(candidate)) found.push(candidate);
+    for (const candidate of candidates) if (candidate && lstatNs(reach(candidate))) found.push(candidate);
   }
   return found;
 }
@@ -288,8 +318,10 @@ export function gitlinksOfIndex(indexPath: string, hashLength = 20): string[] {
 }
 
 function readAll(path: string, size: number): Buffer {
-  const fd = openSync(path, 'r');
+  // Without blocking, and checked on the descriptor: a FIFO swapped in after the look must not hang us.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
     const buffer = Buffer.alloc(size);
     let read = 0;
     while (read < size) {

@@ -131,7 +131,7 @@ const MAX_LINKS = 40;
  * where the link led), recording every entry looked up on the way (`visited`: canonical paths of
  * directories, links and the final file) and the links among them.
  */
-function resolvePath(
+export function resolvePath(
   path: string,
 ): { real: string; visited: string[]; links: string[] } | { problem: string } {
   if (!path.startsWith('/')) return { problem: 'not an absolute path' };

@@ -1,7 +1,7 @@
 // Real repositories made with git, real ctime and birth times: which working directories an escalated
 // program may run in without reading configuration the sandbox wrote.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -46,8 +46,25 @@ async function session(setup: (ws: string) => void = () => {}) {
     homeDir: join(ws, 'home'),
     ...overrides,
   });
-  const check = (cwd: string, argv: string[] = ['git', 'status'], overrides: Partial<EscalationScope> = {}) =>
-    workdirTrust({ cwd, argv, programNames: [argv[0]!], scope: scope(overrides) });
+  // The verdict; the directory it pinned is released (and checked to be the one named `cwd`).
+  const check = (
+    cwd: string,
+    argv: string[] = ['git', 'status'],
+    overrides: Partial<EscalationScope> = {},
+  ) => {
+    const { pin, ...verdict } = workdirTrust({
+      cwd,
+      argv,
+      programNames: [argv[0]!],
+      scope: scope(overrides),
+    });
+    if (pin) {
+      const stat = statSync(cwd, { bigint: true });
+      expect(pin.identity).toEqual({ dev: `${stat.dev}`, ino: `${stat.ino}` });
+      pin.release();
+    }
+    return verdict;
+  };
   return { ws, check };
 }
 
@@ -151,7 +168,12 @@ describe('workdirTrust: the configuration files of programs ux knows', () => {
       trusted: false,
       why: `${join(ws, 'Makefile')} was created or changed during this session (a makefile's recipes are commands make runs)`,
     });
-    expect(check(join(ws, 'src'), ['git', 'status'])).toEqual({ trusted: true, cwd: join(ws, 'src') });
+    // git does not read it: only where src lies keeps git in (a directory the sandbox could rename).
+    expect(check(join(ws, 'src'), ['git', 'status'])).toEqual({
+      trusted: false,
+      why: expect.stringMatching(new RegExp(`^the working directory ${join(ws, 'src')} lies inside ${ws}, `)),
+    });
+    expect(check(ws, ['git', 'status'])).toEqual({ trusted: true, cwd: ws });
   });
 
   it('checks a directory an option names (make -C dir, npm --prefix=dir)', async () => {

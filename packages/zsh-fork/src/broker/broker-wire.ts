@@ -17,7 +17,20 @@ export type BrokerOp =
       argv: string[];
       cwd: string;
       env: Record<string, string>;
+      /** What the decision checked at `cwd`: the broker runs the program there only if it still is. */
+      cwdIdentity?: WireDirectoryIdentity;
     };
+
+/**
+ * A directory's identity as the broker compares it: `st_dev` and `st_ino` as decimal strings (64-bit
+ * values do not fit a JSON number), then the same for each directory above it, the parent first, up
+ * to `/` (empty for `/` itself).
+ */
+export interface WireDirectoryIdentity {
+  dev: string;
+  ino: string;
+  ancestors: { dev: string; ino: string }[];
+}
 
 /** Broker → Node. */
 export type BrokerEvent =
@@ -36,7 +49,11 @@ export type BrokerEvent =
     }
   | { type: 'cancelled'; request: number }
   | { type: 'started'; request: number; pid: number }
-  | { type: 'exited'; request: number; code: number; signal: number | null }
+  /**
+   * The escalated child ended, or never started (`code` 126 or 127). `cwdChanged`: not started because
+   * the working directory, or one above it, was no longer the one `cwdIdentity` named.
+   */
+  | { type: 'exited'; request: number; code: number; signal: number | null; cwdChanged?: true }
   | { type: 'closed'; session: string }
   | { type: 'error'; message: string };
 

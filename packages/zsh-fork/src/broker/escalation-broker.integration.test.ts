@@ -1,11 +1,20 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
 import { createLocalSpawner, type LocalSpawnRequest } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { ExecAction, ExecHandler, InterceptedExec } from './exec-handler.js';
+import type { EscalateAction, ExecAction, ExecHandler, InterceptedExec } from './exec-handler.js';
 import {
   type EscalationBroker,
   type EscalationSession,
@@ -337,6 +346,115 @@ describe('Escalate', () => {
     expect(isAlive(started!)).toBe(false);
     const { status } = await runToEnd(child);
     expect(status).toEqual({ exitCode: 143, signal: 'SIGTERM' });
+  });
+});
+
+/** A directory's identity, and that of each directory above it up to `/`, as the decision records them. */
+function identityOf(dir: string): NonNullable<EscalateAction['cwdIdentity']> {
+  const id = (path: string) => {
+    const stat = statSync(path, { bigint: true });
+    return { dev: `${stat.dev}`, ino: `${stat.ino}` };
+  };
+  const ancestors = [];
+  for (let at = dir; at !== '/'; at = dirname(at)) ancestors.push(id(dirname(at)));
+  return { ...id(dir), ancestors };
+}
+
+describe('Escalate into the directory the decision checked (cwdIdentity)', () => {
+  function base(): string {
+    const dir = realpathSync(mkdtempSync(join(runtimeDir, 'cwd-')));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /** An escalation of `sh -c script` in `cwd` with `identity`, recording what the broker reports. */
+  function escalation(cwd: string, identity: EscalateAction['cwdIdentity'], script: string) {
+    const events: string[] = [];
+    const action: EscalateAction = {
+      action: 'escalate',
+      argv: ['/bin/sh', '-c', script],
+      cwd,
+      env: {},
+      ...(identity ? { cwdIdentity: identity } : {}),
+      onStart: () => events.push('start'),
+      onExit: (code) => events.push(`exit ${code}`),
+      onCwdChanged: () => events.push('cwd changed'),
+      onSettled: () => events.push('settled'),
+    };
+    return { events, action };
+  }
+
+  it('runs the program in the directory when it is still the one checked', async () => {
+    const dir = join(base(), 'work');
+    mkdirSync(dir);
+    const { events, action } = escalation(dir, identityOf(dir), 'pwd');
+    const session = await openSession(() => action);
+    const { status, text } = await runToEnd(await start(session, wrapped('/bin/true', 'true')));
+    expect(text).toBe(`${dir}\n`);
+    expect(status.exitCode).toBe(0);
+    await waitUntil(() => events.includes('exit 0'));
+    expect(events).toEqual(['settled', 'start', 'exit 0']);
+  });
+
+  it('refuses (126, a message, onCwdChanged) when another directory took the path since the check', async () => {
+    const root = base();
+    const dir = join(root, 'work');
+    mkdirSync(dir);
+    const checked = identityOf(dir);
+    renameSync(dir, join(root, 'checked'));
+    mkdirSync(dir);
+    const { events, action } = escalation(dir, checked, `touch ${join(root, 'ran')}`);
+    const session = await openSession(() => action);
+    const { status, text } = await runToEnd(await start(session, wrapped('/bin/true', 'true')));
+    expect(text).toBe(
+      'ux: the working directory changed after it was checked; not run outside the sandbox\n',
+    );
+    expect(status.exitCode).toBe(126);
+    expect(existsSync(join(root, 'ran'))).toBe(false);
+    await waitUntil(() => events.includes('exit 126'));
+    expect(events).toEqual(['settled', 'cwd changed', 'exit 126']);
+  });
+
+  it('refuses when the directory itself is the same but now lies under another parent', async () => {
+    const root = base();
+    mkdirSync(join(root, 'a', 'sub'), { recursive: true });
+    const dir = join(root, 'a', 'sub');
+    const checked = identityOf(dir);
+    // The same `sub`, still at a/sub, but `a` is now another directory (one with, say, a planted .git).
+    mkdirSync(join(root, 'planted'));
+    renameSync(dir, join(root, 'planted', 'sub'));
+    renameSync(join(root, 'a'), join(root, 'old-a'));
+    renameSync(join(root, 'planted'), join(root, 'a'));
+    expect(identityOf(dir).ino).toBe(checked.ino);
+    const { events, action } = escalation(dir, checked, `touch ${join(root, 'ran')}`);
+    const session = await openSession(() => action);
+    const { status, text } = await runToEnd(await start(session, wrapped('/bin/true', 'true')));
+    expect(text).toContain('the working directory changed after it was checked');
+    expect(status.exitCode).toBe(126);
+    expect(existsSync(join(root, 'ran'))).toBe(false);
+    await waitUntil(() => events.includes('exit 126'));
+    expect(events).toContain('cwd changed');
+  });
+
+  it('says when the directory is gone (127), without a child', async () => {
+    const missing = join(base(), 'gone');
+    const { events, action } = escalation(missing, undefined, 'true');
+    const session = await openSession(() => action);
+    const { status, text } = await runToEnd(await start(session, wrapped('/bin/true', 'true')));
+    expect(text).toBe(`ux: escalated command: cannot enter ${missing}: No such file or directory\n`);
+    expect(status.exitCode).toBe(127);
+    await waitUntil(() => events.includes('exit 127'));
+    expect(events).toEqual(['settled', 'exit 127']);
+  });
+
+  it('denies an identity that is not decimal dev and ino strings, and releases what the action held', async () => {
+    const dir = base();
+    const { events, action } = escalation(dir, { dev: '0x10', ino: '1', ancestors: [] }, 'true');
+    const session = await openSession(() => action);
+    const { status, text } = await runToEnd(await start(session, wrapped('/bin/true', 'true')));
+    expect(text).toContain("Execution denied: the exec could not be decided: an escalation's cwdIdentity");
+    expect(status.exitCode).toBe(1);
+    expect(events).toEqual(['settled']);
   });
 });
 

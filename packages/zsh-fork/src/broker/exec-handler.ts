@@ -39,6 +39,12 @@ export interface DenyAction {
   reason: string;
 }
 
+/** A directory's `st_dev` and `st_ino`, as decimal strings (`statSync(path, { bigint: true })`). */
+export interface DirectoryIdentity {
+  dev: string;
+  ino: string;
+}
+
 /**
  * Run it outside the command's sandbox, on the wrapper's stdio: the broker executes `argv[0]` (a path)
  * with exactly `argv`, `cwd` and `env` (no PATH lookup, nothing added). `argv` may be a sandbox
@@ -49,10 +55,31 @@ export interface EscalateAction {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /**
+   * The directory the decision checked at `cwd`, and each one above it up to `/` (`ancestors`, the
+   * parent first; empty for `/`). The broker opens `cwd`, compares the directory and, through `..`,
+   * each one above with these, and starts the program in that very directory (`fchdir`); when one
+   * differs (the sandbox swapped, renamed or moved something since the check) the program does not run:
+   * the command gets `ux: the working directory changed after it was checked; not run outside the
+   * sandbox` on its stderr and 126, and `onCwdChanged` is called. Without it, `cwd` is entered as found.
+   */
+  cwdIdentity?: DirectoryIdentity & { ancestors: readonly DirectoryIdentity[] };
   /** The escalated child started (its pid leads a process group of its own). */
   onStart?(pid: number): void;
-  /** It ended: `code` is 128+signal when `signal` ended it. Not called when it never started. */
+  /**
+   * It ended: `code` is 128+signal when `signal` ended it. Also called (126 or 127) when the broker
+   * could not start it (the directory could not be entered or changed, the fork failed); not called
+   * when the escalation was cancelled before that.
+   */
   onExit?(code: number, signal: NodeJS.Signals | null): void;
+  /** The broker refused to start it: the directory at `cwd` was not the one `cwdIdentity` names. */
+  onCwdChanged?(): void;
+  /**
+   * Called once, when the broker no longer needs what the decision holds for this escalation (the
+   * child started, or it will never start: refused, cancelled, its session or the broker closed, or the
+   * action could not be sent). A decision that keeps the checked directory open releases it here.
+   */
+  onSettled?(): void;
 }
 
 export type ExecAction = RunAction | DenyAction | EscalateAction;

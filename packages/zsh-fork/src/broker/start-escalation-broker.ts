@@ -73,6 +73,8 @@ interface RequestState {
   session: SessionState;
   controller: AbortController;
   action?: EscalateAction;
+  /** `action.onSettled` was called. */
+  settled?: boolean;
 }
 
 const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
@@ -239,6 +241,11 @@ class Broker implements EscalationBroker {
     if (!this.gone) this.send({ op: 'close', session: state.id });
     for (const request of state.requests) this.requests.get(request)?.controller.abort();
     await state.closed;
+    // The broker answered for every request of the session before `closed`; any left never started.
+    for (const request of state.requests) {
+      const left = this.finish(request);
+      if (left) settle(left);
+    }
   }
 
   private send(op: BrokerOp): void {
@@ -258,16 +265,26 @@ class Broker implements EscalationBroker {
       case 'exec':
         void this.decide(event);
         return;
-      case 'cancelled':
-        this.finish(event.request)?.controller.abort();
+      case 'cancelled': {
+        const request = this.finish(event.request);
+        request?.controller.abort();
+        if (request) settle(request);
         return;
-      case 'started':
-        this.requests.get(event.request)?.action?.onStart?.(event.pid);
+      }
+      case 'started': {
+        const request = this.requests.get(event.request);
+        if (!request) return;
+        settle(request);
+        request.action?.onStart?.(event.pid);
         return;
+      }
       case 'exited': {
         const request = this.finish(event.request);
+        if (!request) return;
+        settle(request);
         const signal = event.signal === null ? null : (SIGNAL_NAMES.get(event.signal) ?? null);
-        request?.action?.onExit?.(event.code, signal);
+        if (event.cwdChanged) request.action?.onCwdChanged?.();
+        request.action?.onExit?.(event.code, signal);
         return;
       }
       case 'closed': {
@@ -332,11 +349,18 @@ class Broker implements EscalationBroker {
         reason: `the exec could not be decided: ${(error as Error)?.message ?? error}`,
       };
     }
-    if (controller.signal.aborted || !this.requests.has(event.request)) return;
+    if (controller.signal.aborted || !this.requests.has(event.request)) {
+      settleUnsent(action);
+      return;
+    }
     const problem = invalidAction(action);
-    if (problem) action = { action: 'deny', reason: `the exec could not be decided: ${problem}` };
+    if (problem) {
+      settleUnsent(action);
+      action = { action: 'deny', reason: `the exec could not be decided: ${problem}` };
+    }
     if (action.action === 'escalate') {
       state.action = action;
+      const identity = action.cwdIdentity;
       this.send({
         op: 'reply',
         request: event.request,
@@ -344,6 +368,15 @@ class Broker implements EscalationBroker {
         argv: action.argv,
         cwd: action.cwd,
         env: action.env,
+        ...(identity
+          ? {
+              cwdIdentity: {
+                dev: identity.dev,
+                ino: identity.ino,
+                ancestors: identity.ancestors.map(({ dev, ino }) => ({ dev, ino })),
+              },
+            }
+          : {}),
       });
       return;
     }
@@ -360,12 +393,33 @@ class Broker implements EscalationBroker {
       );
     }
     this.opening.clear();
-    for (const request of this.requests.values()) request.controller.abort();
+    for (const request of this.requests.values()) {
+      request.controller.abort();
+      settle(request);
+    }
     this.requests.clear();
     for (const session of this.sessions.values()) session.markClosed();
     this.sessions.clear();
     if (!this.closing) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Calls the escalation's `onSettled` once (a throwing callback is the caller's bug, not the broker's). */
+function settle(request: RequestState): void {
+  if (request.settled) return;
+  request.settled = true;
+  try {
+    request.action?.onSettled?.();
+  } catch {}
+}
+
+/** An answer that will never reach the broker: what it holds is released. */
+function settleUnsent(action: unknown): void {
+  if (typeof action !== 'object' || action === null) return;
+  const { onSettled } = action as Partial<EscalateAction>;
+  try {
+    if (typeof onSettled === 'function') onSettled.call(action);
+  } catch {}
 }
 
 /** Why `action` is not something the broker can carry out, or undefined when it is. */
@@ -393,6 +447,21 @@ function invalidAction(action: unknown): string | undefined {
         return 'an escalation needs an env of strings';
       if ([...argv, cwd, ...Object.entries(env).flat()].some((text) => text.includes('\0')))
         return 'an escalation must not contain NUL bytes';
+      const { cwdIdentity } = candidate as Partial<EscalateAction>;
+      if (cwdIdentity !== undefined) {
+        const decimal = (value: unknown) => typeof value === 'string' && /^[0-9]{1,20}$/.test(value);
+        const valid = (id: unknown) =>
+          typeof id === 'object' &&
+          id !== null &&
+          decimal((id as { dev?: unknown }).dev) &&
+          decimal((id as { ino?: unknown }).ino);
+        if (
+          !valid(cwdIdentity) ||
+          !Array.isArray(cwdIdentity.ancestors) ||
+          !cwdIdentity.ancestors.every(valid)
+        )
+          return "an escalation's cwdIdentity needs decimal dev and ino strings, and ancestors";
+      }
       return undefined;
     }
     default:
