@@ -75,6 +75,7 @@ export function sessionHostState(session: CliSession, env: NodeJS.ProcessEnv): H
     ...(session.backendOptions.bwrapPath ? [session.backendOptions.bwrapPath] : []),
     ...settings.rules,
     ...hostCommands.flat(),
+    process.execPath,
   ].filter((path): path is string => typeof path === 'string' && path.startsWith('/'));
   return {
     readOnly: [...new Set([paths.home, paths.requirements, ...programs])],
@@ -136,7 +137,8 @@ function writableRoots(
   policy: EffectivePolicy,
   context: { cwd: string; projectRoots?: readonly string[]; homeDir?: string; tmpdir?: string },
 ): string[] {
-  const layout = resolveSandboxLayout(policy, context, nodeFsView());
+  // Only the file system matters here: a network by domain gets its proxy endpoint later.
+  const layout = resolveSandboxLayout({ ...policy, network: 'restricted' }, context, nodeFsView());
   return layout.writableRoots.map((root) => root.root).filter((root) => root !== '/');
 }
 

@@ -1,7 +1,8 @@
 // Shared by the network tests: a home whose ux maps test names to 127.0.0.1, and an HTTP server there.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
+import { runtimeDirPid, uxRuntimeRoot } from '@ux/protocol/core';
 import { onTestFinished } from 'vitest';
 import { makeHome, type UxFiles, type UxHome } from './cli-harness.js';
 
@@ -21,9 +22,29 @@ export function networkHome(files: UxFiles = {}): NetworkHome {
   return { ...home, tmp };
 }
 
-/** Proxy socket directories left in the home's TMPDIR. */
-export const proxyDirectories = (home: NetworkHome) =>
-  readdirSync(home.tmp).filter((name) => name.startsWith('ux-net-'));
+/**
+ * Proxy socket directories left behind: in ux's per-user runtime root (`net-PID-RANDOM`) by a ux that
+ * has ended, or in the home's TMPDIR (where they used to be). A directory of a ux still running (another
+ * test's) is not a leftover. With `pid`: that process's proxy directories, alive or not.
+ */
+export const proxyDirectories = (_home: NetworkHome, pid?: number) => {
+  const root = uxRuntimeRoot();
+  const names = existsSync(root) ? readdirSync(root) : [];
+  const leftover = names.filter((name) => {
+    const owner = name.startsWith('net-') ? runtimeDirPid(name) : undefined;
+    return owner !== undefined && (pid === undefined ? !isAlive(owner) : owner === pid);
+  });
+  return [...leftover, ...readdirSync(_home.tmp).filter((name) => name.startsWith('ux-net-'))];
+};
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
  * An HTTP server on 127.0.0.1 answering `hello from HOST`; `hosts` records the Host of each request,

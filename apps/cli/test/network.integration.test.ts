@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { PROXY_BRIDGE_PORT } from '@ux/protocol/core';
+import { PROXY_BRIDGE_PORT, uxRuntimeRoot } from '@ux/protocol/core';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, connectMcp, runUx, uniqueMarker, waitForCommandRunning } from './cli-harness.js';
+import { BIN, connectMcp, mcpClient, runUx, uniqueMarker, waitForCommandRunning } from './cli-harness.js';
 import { CURL, httpServer, networkHome, proxyDirectories } from './network-harness.js';
 
 useLeakCheck();
@@ -25,7 +25,9 @@ describe('ux sandbox --allow-domain', () => {
       `${CURL} ${server.url('denied.test')}; echo`,
       `${CURL} ${server.url('other.test')}; echo`,
       `${CURL} --noproxy '*' http://127.0.0.1:${server.port}/ || echo NO-DIRECT-ROUTE`,
-      'stat -c "mode=%a" "$TMPDIR"/ux-net-*',
+      // The proxy's socket lives in ux's runtime root, of which a command sees only that socket's path
+      // (bwrap's mount point for it), never another runtime file (this ux's own bwrap directory).
+      `echo "RUNTIME: $(ls -A ${uxRuntimeRoot()} 2>/dev/null | tr '\\n' ' ')"`,
     ].join('; ');
     const result = await runUx(
       [
@@ -48,8 +50,8 @@ describe('ux sandbox --allow-domain', () => {
     // Nobody can be asked in ux sandbox (the terminal is the command's): hosts outside the list are denied.
     expect(result.stdout).toContain('ux: network access to "other.test" is not allowed');
     expect(result.stdout).toContain('NO-DIRECT-ROUTE');
-    // The socket's directory was private while the command ran, and is gone now.
-    expect(result.stdout).toContain('mode=700');
+    // The socket's directory was out of the command's sight while it ran, and is gone now.
+    expect(result.stdout).toMatch(/^RUNTIME: (net-\d+-[0-9a-f]{8} )?$/m);
     expect(proxyDirectories(home)).toEqual([]);
     expect(server.hosts).toEqual([`allowed.test:${server.port}`]);
     expect(result.stderr).toContain('UX_NETWORK_PROXY_HOSTS is set');
@@ -201,10 +203,10 @@ describe('ux sandbox --allow-domain', () => {
     const deadline = Date.now() + 10_000;
     while (!existsSync(join(home.workspace, 'started')) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(proxyDirectories(home)).toHaveLength(1);
+    expect(proxyDirectories(home, child.pid)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await closed).toBe(128 + 15);
-    expect(proxyDirectories(home)).toEqual([]);
+    expect(proxyDirectories(home, child.pid)).toEqual([]);
   });
 });
 
@@ -293,10 +295,10 @@ describe('ux exec --allow-domain', () => {
     );
     const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     await waitForCommandRunning(marker);
-    expect(proxyDirectories(home)).toHaveLength(1);
+    expect(proxyDirectories(home, child.pid)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await closed).toBe(128 + 15);
-    expect(proxyDirectories(home)).toEqual([]);
+    expect(proxyDirectories(home, child.pid)).toEqual([]);
   });
 });
 
@@ -304,7 +306,10 @@ describe('ux mcp --allow-domain', () => {
   it('reaches a listed host and logs each connection to the client', async () => {
     const server = await httpServer();
     const home = networkHome({ config: 'approval_policy = "never"\n' });
-    const client = await connectMcp(home, ['--allow-domain', 'allowed.test']);
+    const { client, transport } = mcpClient(home, ['--allow-domain', 'allowed.test']);
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    const serverPid = transport.pid ?? -1;
     const logged: { level: string; logger?: string; data: unknown }[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       logged.push(notification.params);
@@ -336,12 +341,12 @@ describe('ux mcp --allow-domain', () => {
         }),
       },
     ]);
-    expect(proxyDirectories(home)).toHaveLength(1);
+    expect(proxyDirectories(home, serverPid)).toHaveLength(1);
     await client.close();
     const gone = Date.now() + 5000;
-    while (proxyDirectories(home).length > 0 && Date.now() < gone)
+    while (proxyDirectories(home, serverPid).length > 0 && Date.now() < gone)
       await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(proxyDirectories(home)).toEqual([]);
+    expect(proxyDirectories(home, serverPid)).toEqual([]);
   });
 
   it('refuses a call sent to a remote environment with the reason, and keeps serving local calls', async () => {

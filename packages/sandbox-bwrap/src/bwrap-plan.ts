@@ -259,7 +259,11 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     ),
   ];
   // Mask a directory traversable (0111, not listable) when something below it must stay reachable.
-  const reachable = [...writableRoots, ...layout.readableRoots, ...hostPaths];
+  // The proxy's socket and allowed unix sockets: bound at their real paths like host paths (a mask
+  // above one is made traversable, and its mount point is made before the mask is remounted read-only).
+  const socketBinds: string[] = [];
+  for (let i = 0; i < network.binds.length; i += 3) socketBinds.push(network.binds[i + 1]!);
+  const reachable = [...writableRoots, ...layout.readableRoots, ...hostPaths, ...socketBinds];
   const traversable = (path: string) => reachable.some((other) => other !== path && isUnder(other, path));
   const maskedDirs: string[] = [];
   for (const path of [...new Set(denied)]) {
@@ -327,7 +331,7 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
       ),
   );
   // After every mask of the same depth, so a hidden directory above them does not hide them.
-  for (const path of hostPaths)
+  for (const path of [...hostPaths, ...socketBinds])
     if (!mounted.some((op) => op.dest === path && op.args[0] === '--ro-bind'))
       mounted.push({ dest: path, args: ['--ro-bind', path, path] });
 
@@ -368,8 +372,6 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   bwrap.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
   if (host.fs.kind('/proc/sysrq-trigger') !== undefined)
     bwrap.push('--ro-bind', '/dev/null', '/proc/sysrq-trigger');
-  // Last, so nothing above hides them: each socket at its own (real) path, which exists on the host.
-  bwrap.push(...network.binds);
   bwrap.push('--cap-drop', 'ALL', '--chdir', request.cwd);
   // bwrap loads the filter unless a helper inside must keep what the command loses (the proxy bridge
   // connects to a unix socket, the supervisor makes connections): then ux-sandbox-exec is the
@@ -441,13 +443,16 @@ function networkPlan(layout: SandboxLayout, host: BwrapHost): NetworkPlan {
       `network is proxied: the only way out is the host's proxy (${given}), offered inside on 127.0.0.1:${PROXY_BRIDGE_PORT}; programs that ignore the proxy variables cannot connect, and UDP (DNS included) is refused`,
     );
   }
+  // Each allowed socket is bound at its real path whatever else the view hides (restricted reads, a
+  // private /tmp, ux's masks): connect() to it is what the policy allows.
   const restrictedReads = !layout.readAll && !layout.writableRoots.some((root) => root.root === '/');
-  for (const path of restrictedReads ? layout.allowUnixSockets : []) {
+  for (const path of layout.allowUnixSockets) {
     const real = host.fs.realpath(path);
     if (!real || !isSocket(real)) {
-      plan.notes.push(
-        `allowed unix socket ${path} does not exist: it is not visible inside (reads are restricted)`,
-      );
+      if (restrictedReads || layout.privateTmp)
+        plan.notes.push(
+          `allowed unix socket ${path} does not exist: it is not visible inside (reads are restricted, or /tmp is private)`,
+        );
     } else {
       if (real !== proxySocket && !plan.binds.includes(real)) plan.binds.push('--ro-bind', real, real);
       if (real !== path)

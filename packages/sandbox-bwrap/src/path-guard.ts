@@ -261,21 +261,21 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
           path: a,
           movedTo: b,
           error: 'not sealed',
-          message: `the command created ${visibleText(a)} (${why}) and ux moved it into the quarantine, but the command went on writing into what it moved, so it could not be sealed; it stays at ${visibleText(b)} until the command ends.`,
+          message: `the command created ${readableText(a)} (${why}) and ux moved it into the quarantine, but the command went on writing into what it moved, so it could not be sealed; it stays at ${readableText(b)} until the command ends.`,
         });
         return;
       }
       case 'K': {
         if (registration.state !== 'live' && registration.state !== 'stopping') return;
         const [, , , , what = '', replaced = ''] = record;
-        const where = b === '' ? 'ux removed it' : `ux moved it to ${visibleText(b)}`;
+        const where = b === '' ? 'ux removed it' : `ux moved it to ${readableText(b)}`;
         const config =
           replaced === '1' ? ", and wrote a config with only git's own settings in its place" : '';
         deliver(registration, {
           kind: 'protected_path_undone',
           path: a,
           ...(b === '' ? {} : { movedTo: b }),
-          message: `the command created the git repository ${visibleText(a)} with ${visibleText(what)}: git does not write that itself, and git on the host would read or run it. ${where}${config}. Look at it before putting any of it back.`,
+          message: `the command created the git repository ${readableText(a)} with ${readableText(what)}: git does not write that itself, and git on the host would read or run it. ${where}${config}. Look at it before putting any of it back.`,
         });
         return;
       }

@@ -53,18 +53,3 @@ describe('findRepositories', () => {
     expect(found.repositories).toEqual([]);
   });
 });
-
-describe('nodeFsView().readFile', () => {
-  it('reads a regular file, and never blocks on a FIFO or reads a device', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const { nodeFsView } = await import('./fs-view.js');
-    const root = tree(['repo/.git/']);
-    writeFileSync(join(root, 'repo/.git/HEAD'), 'ref: refs/heads/main\n');
-    execFileSync('mkfifo', [join(root, 'repo/.git/config')]);
-    symlinkSync('/dev/zero', join(root, 'repo/.git/commondir'));
-    const fs = nodeFsView();
-    expect(fs.readFile(join(root, 'repo/.git/HEAD'))).toBe('ref: refs/heads/main\n');
-    expect(fs.readFile(join(root, 'repo/.git/config'))).toBeUndefined();
-    expect(fs.readFile(join(root, 'repo/.git/commondir'))).toBeUndefined();
-  });
-});
