@@ -1,7 +1,8 @@
 // Runs the built `ux` as a child process, with its own UX_HOME, HOME and requirements file; either with
 // pipes (`runUx`) or inside a real terminal (`startUxInTerminal`).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,9 +28,16 @@ export interface UxHome {
   env: Record<string, string>;
 }
 
+/**
+ * Where test homes go: outside `/tmp`, as a person's home is. Commands get a private `/tmp` of their
+ * session by default, so a home under the host's `/tmp` would be out of their sight (its rc files,
+ * its keys) unless it were the workspace; tests of that case make their own.
+ */
+export const HOME_PARENT = existsSync('/var/tmp') ? '/var/tmp' : tmpdir();
+
 /** A fresh UX_HOME (also HOME, so no login script of this machine speaks) and a workspace. */
 export function makeHome(files: UxFiles = {}): UxHome {
-  const home = realpathSync(tempDir('ux-cli-'));
+  const home = realpathSync(tempDir('ux-cli-', HOME_PARENT));
   const workspace = join(home, 'workspace');
   mkdirSync(workspace);
   const config = join(home, 'config.toml');

@@ -81,11 +81,19 @@ describe('escalation in ZshFork mode with an allow rule for git status', () => {
     const result = await runUx(['exec', '--', script], home);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('No commits yet');
+    // Two protections act: the escalation stays in, and when the command has ended the path guard checks
+    // the new repository and quarantines the config git did not write itself.
     expect(notices(result.stdout)).toEqual([
       `Sandbox: ran \`git status\` inside the sandbox, not outside as policy allows: the working directory ${join(home.workspace, 'evil')} was created during this session`,
+      expect.stringMatching(
+        /^Sandbox: the command created the git repository .*\/evil\/\.git with config \(core\.fsmonitor\)/,
+      ),
     ]);
     expect(existsSync(join(home.out, 'fsmonitor'))).toBe(false);
-    // Control: the planted repository is live; a plain git status on the host runs its payload.
+    hostGit(home, join(home.workspace, 'evil'), 'status');
+    expect(existsSync(join(home.out, 'fsmonitor'))).toBe(false);
+    // Control: the payload is live when planted; a plain git status on the host runs it.
+    hostGit(home, join(home.workspace, 'evil'), 'config', 'core.fsmonitor', `touch ${home.out}/fsmonitor #`);
     hostGit(home, join(home.workspace, 'evil'), 'status');
     expect(existsSync(join(home.out, 'fsmonitor'))).toBe(true);
   });
@@ -104,8 +112,15 @@ describe('escalation in ZshFork mode with an allow rule for git status', () => {
       expect.stringMatching(
         /^Sandbox: ran `git status --short` inside the sandbox, not outside as policy allows: .*\/sub\/\.git\/config was created or changed during this session \(in submodule sub: git configuration/,
       ),
+      expect.stringMatching(
+        /^Sandbox: the command created the git repository .*\/sub\/\.git with config \(core\.fsmonitor\)/,
+      ),
     ]);
     expect(existsSync(join(home.out, 'submodule'))).toBe(false);
+    hostGit(home, home.workspace, 'status');
+    expect(existsSync(join(home.out, 'submodule'))).toBe(false);
+    // Control: with the payload planted again, the person's own git status in the workspace runs it.
+    hostGit(home, join(home.workspace, 'sub'), 'config', 'core.fsmonitor', `touch ${home.out}/submodule #`);
     hostGit(home, home.workspace, 'status');
     expect(existsSync(join(home.out, 'submodule'))).toBe(true);
   });

@@ -255,6 +255,9 @@ export class ShellSnapshotStore {
         policy,
         ...(sandbox ? { projectRoots: sandbox.projectRoots } : {}),
         tty: false,
+        // The snapshot being checked is sourced from this server's directory, which the runtime root
+        // it lies in hides from every sandbox: bound in read-only.
+        hostPaths: [this.directory()],
       });
       return {
         argv: [...plan.argv],

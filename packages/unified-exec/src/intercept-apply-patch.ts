@@ -81,7 +81,9 @@ export async function interceptApplyPatch(
       // A file name is the patch's (the model's) choice: a control character in it is shown, not run.
       text = formatPatchSummary(await applyPlan(plan, fs ? { fs } : {}), { quote: readableText });
     } catch (error) {
-      const message = `apply_patch failed: ${(error as Error).message}; no file was changed`;
+      const reason = (error as Error).message;
+      // The applier's own errors already say that nothing changed.
+      const message = `apply_patch failed: ${reason}${reason.includes('no file was changed') ? '' : '; no file was changed'}`;
       door.emit({
         type: 'patch_apply_end',
         call_id: context.callId,
@@ -116,10 +118,23 @@ export async function interceptApplyPatch(
   }
 }
 
-/** The plan with every path it writes, removes or takes a mode from made canonical. */
+/**
+ * The plan with every path it writes, removes or takes a mode from made canonical, each path ONCE: the
+ * paths the orchestrator decides on (`changes`) and the ones the applier writes (`writes`, `removals`)
+ * must be the same strings, or a link swapped in between two resolutions would let the applier write
+ * where nobody decided.
+ */
 function canonicalPlan(plan: PatchPlan): PatchPlan {
   const fsView = nodeFsView();
-  const real = (path: string) => canonicalize(path, fsView);
+  const resolved = new Map<string, string>();
+  const real = (path: string) => {
+    let canonical = resolved.get(path);
+    if (canonical === undefined) {
+      canonical = canonicalize(path, fsView);
+      resolved.set(path, canonical);
+    }
+    return canonical;
+  };
   return {
     ...plan,
     cwd: real(plan.cwd),

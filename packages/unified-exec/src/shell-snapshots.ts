@@ -128,7 +128,14 @@ export class ShellSnapshots {
       ...(backend
         ? {
             wrap: async (launch: { argv: string[]; cwd: string; env: Record<string, string> }) => {
-              const plan = await backend.plan({ ...launch, policy: SNAPSHOT_CAPTURE_POLICY, tty: false });
+              // The snapshot being checked is sourced from the snapshot directory, which may lie where
+              // the sandbox hides (ux's runtime root, a private /tmp): bound in read-only.
+              const plan = await backend.plan({
+                ...launch,
+                policy: SNAPSHOT_CAPTURE_POLICY,
+                tty: false,
+                hostPaths: [options.dir],
+              });
               return {
                 argv: [...plan.argv],
                 cwd: plan.cwd,
