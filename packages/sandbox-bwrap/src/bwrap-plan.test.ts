@@ -783,3 +783,32 @@ describe('explainFailure', () => {
     expect(probe.fix).toMatch(fix);
   });
 });
+
+describe('planBwrap: the one protected-path predicate', () => {
+  it('does not grant a writable root that lies in a name another root protects', () => {
+    const plan = planBwrap(
+      {
+        argv: ['/bin/true'],
+        cwd: '/w',
+        env: {},
+        tty: false,
+        policy: {
+          fileSystem: {
+            kind: 'restricted',
+            entries: [
+              { path: { type: 'special', value: 'root' }, access: 'read' },
+              { path: { type: 'special', value: 'cwd' }, access: 'write' },
+              { path: { type: 'path', path: '/w/.git/hooks' }, access: 'write' },
+            ],
+          },
+          network: 'restricted',
+        },
+      },
+      host({ '/w/.git/config': '', '/w/.git/hooks/': '' }),
+    );
+    const args = plan.argv.join(' ');
+    expect(args).toContain('--ro-bind /w/.git/hooks /w/.git/hooks');
+    expect(args).not.toContain('--bind /w/.git/hooks /w/.git/hooks');
+    expect(plan.notes.join('\n')).toMatch(/writable root \/w\/\.git\/hooks lies in a protected path/);
+  });
+});

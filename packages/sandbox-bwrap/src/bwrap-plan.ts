@@ -6,6 +6,7 @@ import {
   isUnder,
   MissingCommandLineError,
   PROXY_BRIDGE_PORT,
+  protectedEntryFor,
   proxyEnvironment,
   resolveSandboxLayout,
   type SandboxLayout,
@@ -190,6 +191,16 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
   }
 
   for (const { root, readOnly } of layout.writableRoots) {
+    // The one predicate: a writable root inside a name another root protects (a --writable-root of a
+    // repository's .git/hooks) is not granted; nothing re-grants a protected name.
+    const protectedBy = protectedEntryFor(
+      { writableRoots: layout.writableRoots.filter((other) => other.root !== root), hidden: layout.hidden },
+      root,
+    );
+    if (protectedBy) {
+      notes.push(`writable root ${root} lies in a protected path (${protectedBy.why}): it stays read-only`);
+      continue;
+    }
     ops.push({ dest: root, args: ['--bind', root, root] });
     for (const carve of readOnly) {
       if (carve.kind === 'file' || carve.kind === 'dir') {
