@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { runtimeDirPid, uxRuntimeRoot } from '@ux/protocol/core';
+import { isAlive } from '@ux/protocol/testing';
 import { onTestFinished } from 'vitest';
 import { makeHome, type UxFiles, type UxHome } from './cli-harness.js';
 
@@ -36,15 +37,6 @@ export const proxyDirectories = (_home: NetworkHome, pid?: number) => {
   });
   return [...leftover, ...readdirSync(_home.tmp).filter((name) => name.startsWith('ux-net-'))];
 };
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * An HTTP server on 127.0.0.1 answering `hello from HOST`; `hosts` records the Host of each request,

@@ -146,6 +146,7 @@ export type {
   ReviewDecision,
   ReviewDecisionType,
 } from './review/review-decision.js';
+export { type PrivateTmpDir, privateTmpDir } from './runtime/private-tmp-dir.js';
 export {
   createProcessRuntimeDir,
   ensureUxRuntimeRoot,

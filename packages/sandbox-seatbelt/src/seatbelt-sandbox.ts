@@ -2,12 +2,12 @@ import {
   type FsView,
   type LaunchPlan,
   nodeFsView,
+  privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
 } from '@ux/protocol/core';
 import { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
-import { privateTmpDir } from './private-tmp-dir.js';
 import { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
 import { planSeatbelt } from './seatbelt-plan.js';
 import type { SeatbeltViolation } from './seatbelt-violation.js';
@@ -46,7 +46,7 @@ export interface SeatbeltSandboxSettings {
  */
 export function createSeatbeltSandbox(settings: SeatbeltSandboxSettings = {}): SandboxBackend {
   const fs = settings.fs ?? nodeFsView();
-  const tmp = privateTmpDir(settings.privateTmpDir);
+  const tmp = privateTmpDir(settings.privateTmpDir, 'seatbelt-tmp', 'seatbelt');
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'seatbelt',

@@ -3,12 +3,12 @@ import {
   type FsView,
   type LaunchPlan,
   nodeFsView,
+  privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
 } from '@ux/protocol/core';
 import { classifyWindowsDenial } from './classify-windows-denial.js';
-import { privateTmpDir } from './private-tmp-dir.js';
 import {
   nodeWindowsTokenProbeHost,
   probeWindowsToken,
@@ -52,7 +52,7 @@ export function defaultLauncherPath(): string {
 export function createWindowsTokenSandbox(settings: WindowsTokenSandboxSettings = {}): SandboxBackend {
   const fs = settings.fs ?? nodeFsView();
   const launcherPath = settings.launcherPath ?? defaultLauncherPath();
-  const tmp = privateTmpDir(settings.privateTmpDir);
+  const tmp = privateTmpDir(settings.privateTmpDir, 'windows-tmp', 'windows-token');
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'windows-token',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { createProcessRuntimeDir, SandboxUnavailableError } from '@ux/protocol/core';
+import { SandboxUnavailableError } from '../errors/errors.js';
+import { createProcessRuntimeDir } from './ux-runtime-dir.js';
 
 /** A backend's own private temporary directory, made at the first need and removed at `close()`. */
 export interface PrivateTmpDir {
@@ -11,20 +12,22 @@ export interface PrivateTmpDir {
 }
 
 /**
- * The private `/tmp` of one backend instance: `configured` when given (it must not exist yet; its
- * parent must), else a new directory in ux's per-user runtime directory (`createProcessRuntimeDir`).
- * Made 0700 when first asked for, removed by `remove()` or when the process exits. Removal first renames
- * the directory beside itself, out of the path the profile grants, so no command still running can
- * write into what is being removed (Seatbelt's rules name paths); then it removes the renamed tree
- * without following links.
+ * The private temporary directory of one backend instance, for backends that grant paths rather than
+ * mount a directory in place of `/tmp` (Seatbelt, the Windows token): `configured` when given (it must
+ * not exist yet; its parent must), else a new directory in ux's per-user runtime directory
+ * (`createProcessRuntimeDir(kind)`). Made 0700 when first asked for (on Windows it inherits its
+ * parent's ACL), removed by `remove()` or when the process exits. Removal first renames the directory
+ * beside itself, out of the path the backend granted, so no command still running can write into what
+ * is being removed; then it removes the renamed tree without following links. `backend` names the
+ * backend in errors.
  */
-export function privateTmpDir(configured: string | undefined, kind = 'seatbelt-tmp'): PrivateTmpDir {
+export function privateTmpDir(configured: string | undefined, kind: string, backend: string): PrivateTmpDir {
   let made: string | undefined;
   const onExit = () => removeTree(made);
   return {
     path() {
       if (made !== undefined) return made;
-      made = configured === undefined ? createProcessRuntimeDir(kind) : makeOwnDirectory(configured);
+      made = configured === undefined ? createProcessRuntimeDir(kind) : makeOwnDirectory(configured, backend);
       process.once('exit', onExit);
       return made;
     },
@@ -37,13 +40,13 @@ export function privateTmpDir(configured: string | undefined, kind = 'seatbelt-t
   };
 }
 
-function makeOwnDirectory(path: string): string {
+function makeOwnDirectory(path: string, backend: string): string {
   try {
     mkdirSync(path, { mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new SandboxUnavailableError({
-      backend: 'seatbelt',
+      backend,
       reason:
         code === 'EEXIST'
           ? `the private temporary directory ${path} exists already; the backend makes its own`
@@ -55,7 +58,7 @@ function makeOwnDirectory(path: string): string {
   const uid = process.getuid?.();
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
     throw new SandboxUnavailableError({
-      backend: 'seatbelt',
+      backend,
       reason: `the private temporary directory ${path} is not a directory of this user`,
       fix: 'leave privateTmpDir unset (ux keeps it in its runtime directory)',
     });
