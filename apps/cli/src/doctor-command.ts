@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { createSandboxSelector } from '@ux/orchestrator';
 import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
 import type { LocalSpawner } from '@ux/spawn';
@@ -8,6 +9,7 @@ import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
 import { doctorNetworkChecks } from './doctor-network-checks.js';
 import { doctorReviewChecks } from './doctor-review-checks.js';
 import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
+import { doctorTrustChecks } from './doctor-trust-checks.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
 import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
@@ -21,7 +23,8 @@ export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... 
 Checks what ux needs here: Node, node-pty (and job objects on Windows), the config and requirements
 files, the rule files, the paths and backend ids the config names, the network sandboxed commands get
 (off, on, or by domain with its lists) and the unix sockets they may reach, each with where it was set, every sandbox
-backend (found, version, features, whether a real sandbox starts), and every configured remote
+backend (found, version, features, whether a real sandbox starts), ux's runtime directory, whether
+/tmp is private, the repositories found in the writable roots, and every configured remote
 environment (reachable, which server, whether it applies sandboxes). Exits 1 when ux cannot run as configured (every ux exec would
 fail), and says how to fix it; what ux runs without (a writable root that does not exist) is a
 warning.
@@ -112,6 +115,13 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
       detail: `${settings.sandboxMode.value} (${settings.sandboxMode.source})`,
     });
     checks.push(...doctorNetworkChecks(session));
+    checks.push(
+      ...doctorTrustChecks(session, {
+        cwd: process.cwd(),
+        homeDir: io.env.HOME || homedir(),
+        env: io.env,
+      }),
+    );
     checks.push({
       name: 'feature mode',
       status: 'ok',

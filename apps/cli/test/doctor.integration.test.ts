@@ -162,3 +162,22 @@ describe('ux doctor: the bwrap fix names the config key', () => {
     );
   });
 });
+
+describe('ux doctor: the trust boundary', () => {
+  it('names the runtime directory, whether /tmp is private, and the repositories it protects', async () => {
+    const home = makeHome();
+    for (const repository of ['', 'vendor/lib', 'sub/deeper/x'])
+      mkdirSync(join(home.workspace, repository, '.git'), { recursive: true });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(
+      /^ok +runtime directory +\/\S+: sockets and private files of every ux process/m,
+    );
+    expect(doctor.stdout).toMatch(/^ok +private \/tmp +on: commands get a \/tmp of the session's own/m);
+    expect(doctor.stdout).toMatch(
+      /^ok +repositories +3 found in the writable roots \(\d+ directories read in \d+ ms\)/m,
+    );
+    const off = await runUx(['doctor', '-c', 'sandbox_workspace_write.private_tmp=false'], home);
+    expect(off.stdout).toMatch(/^warn +private \/tmp +off: commands write the host's \/tmp/m);
+    expect(off.stdout).toContain('fix: remove private_tmp = false from [sandbox_workspace_write]');
+  });
+});
