@@ -5,6 +5,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   realpathSync,
 } from 'node:fs';
@@ -19,6 +20,11 @@ export interface FsView {
   readdir(path: string): string[];
   /** The canonical path of an existing entry (symlinks resolved), or undefined. */
   realpath(path: string): string | undefined;
+  /**
+   * The text of the symbolic link at `path` (not followed), or undefined when it is not one. Optional:
+   * a planner without it falls back on `realpath` (and cannot see a dangling link's target).
+   */
+  readlink?(path: string): string | undefined;
 }
 
 /** The real file system through node:fs. */
@@ -48,6 +54,13 @@ export function nodeFsView(): FsView {
     realpath(path) {
       try {
         return realpathSync(path);
+      } catch {
+        return undefined;
+      }
+    },
+    readlink(path) {
+      try {
+        return readlinkSync(path);
       } catch {
         return undefined;
       }
@@ -150,5 +163,6 @@ export function memoryFsView(entries: Record<string, string>): FsView {
       return [...names].sort();
     },
     realpath: (path) => resolve(path),
+    readlink: (path) => links.get(path),
   };
 }

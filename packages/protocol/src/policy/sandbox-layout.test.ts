@@ -110,7 +110,8 @@ describe('protectedPaths', () => {
         pathDirectories: ['/home/u/tools/bin', '/usr/bin', 'relative/bin'],
       }),
     ).filter((line) => !line.includes('/.git/'));
-    // Existing names are read-only; missing ones are guarded where their parent exists.
+    // Existing names are read-only; missing ones are guarded, also below directories that do not
+    // exist yet (.gradle, .m2, .config/pip's .config here exists).
     expect(lines).toEqual(
       expect.arrayContaining([
         'file /home/u/.bashrc',
@@ -127,15 +128,18 @@ describe('protectedPaths', () => {
         'missing /home/u/bin',
         'missing /home/u/.npmrc',
         'missing /home/u/.vimrc',
+        'missing /home/u/.gradle/init.d',
+        'missing /home/u/.m2/settings.xml',
+        'missing /home/u/.local/share/systemd',
         'dir /home/u/.ssh',
         'dir /home/u/.cargo/bin',
         'dir /home/u/tools/bin',
       ]),
     );
-    // Not guarded: a name below a missing directory (the guard would take the directory away), the
-    // tool homes installers create, and PATH directories outside the home.
-    expect(lines.some((line) => line.includes('.gradle/'))).toBe(false);
+    // Not guarded: the tool homes installers create (also below a missing directory), and PATH
+    // directories outside the home.
     expect(lines).not.toContain('missing /home/u/.nvm');
+    expect(lines).not.toContain('missing /home/u/.cargo/env');
     expect(lines.some((line) => line.includes('/usr/bin') || line.includes('relative'))).toBe(false);
     expect(summary(protectedPaths('/home/u/project', fs, { homeDir: '/home/u', metadataDirs: [] }))).toEqual([
       'missing /home/u/project/.git',
