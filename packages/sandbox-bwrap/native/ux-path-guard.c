@@ -173,7 +173,9 @@ struct target {
 };
 
 /* The directory watched for the last name of T, while the chain reaches it. */
-static struct watch *final_watch(const struct target *t) { return t->depth == t->ncomp ? t->levels[t->ncomp - 1] : NULL; }
+static struct watch *final_watch(const struct target *t) {
+  return t->depth == t->ncomp ? t->levels[t->ncomp - 1] : NULL;
+}
 static const char *final_name(const struct target *t) { return t->comps[t->ncomp - 1]; }
 
 struct check_request {
@@ -623,6 +625,13 @@ static struct watch *find_watch(int wd) {
   return NULL;
 }
 
+/* A live watch of the directory with this identity (one inotify watch per inode). */
+static struct watch *find_live_watch(dev_t dev, ino_t ino) {
+  for (struct watch *w = watches; w; w = w->next)
+    if (w->wd >= 0 && w->dev == dev && w->ino == ino) return w;
+  return NULL;
+}
+
 static void release_watch(struct watch *w) {
   if (!w || --w->refs > 0) return;
   if (w->wd >= 0 && inotify_fd >= 0) (void)inotify_rm_watch(inotify_fd, w->wd);
@@ -949,6 +958,13 @@ static int walk_chain(struct target *t, int sweep) {
       return 0;
     }
     if (!S_ISDIR(st.st_mode)) return 0; /* a file: nothing can be made below it */
+    /* Another chain (or target) watches this very directory already: share its watch. */
+    struct watch *known = find_live_watch(st.st_dev, st.st_ino);
+    if (known) {
+      known->refs++;
+      t->levels[t->depth++] = known;
+      continue;
+    }
     int fd = openat(parent->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
       attempts++; /* replaced meanwhile: look again */
@@ -971,10 +987,8 @@ static int walk_chain(struct target *t, int sweep) {
   if (sweep && t->depth == t->ncomp) {
     struct watch *w = t->levels[t->ncomp - 1];
     struct stat st;
-    if (t->ncomp >= 2 && fstatat(w->dirfd, final_name(t), &st, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT)
-      take_on_the_way(t->levels[t->ncomp - 2], t->comps[t->ncomp - 2]);
-    else
-      take_and_report(w, final_name(t));
+    if (fstatat(w->dirfd, final_name(t), &st, AT_SYMLINK_NOFOLLOW) == 0) take_and_report(w, final_name(t));
+    else if (errno != ENOENT && t->ncomp >= 2) take_on_the_way(t->levels[t->ncomp - 2], t->comps[t->ncomp - 2]);
   }
   return 0;
 }

@@ -375,7 +375,12 @@ describe('planBwrap', () => {
       host({ '/w/.git': '-> real-git', '/w/real-git/config': '', '/w/deep/dir/x': '' }),
     );
     expect(plan.argv.join(' ')).toContain('--ro-bind /w/real-git /w/real-git');
-    expect(plan.guardTargets).toContainEqual({ dir: '/w', name: '.git', link: 'real-git', why: 'git directory link' });
+    expect(plan.guardTargets).toContainEqual({
+      dir: '/w',
+      name: '.git',
+      link: 'real-git',
+      why: 'git directory link',
+    });
     expect(plan.notes).toContain(
       '/w/.git is a symbolic link: it is kept (whatever a command puts in its place is taken away and the link made again), and what it points to (/w/real-git) is read-only',
     );
@@ -394,15 +399,25 @@ describe('planBwrap', () => {
     const fresh = planBwrap(request(workspaceWrite()), home({ '/w/.bashrc': '', '/w/.profile': '' }));
     const targets = fresh.guardTargets.map((t) => `${t.dir} ${t.name}`);
     expect(targets).toEqual(
-      expect.arrayContaining(['/w .config/git', '/w .local/bin', '/w .local/share/systemd', '/w .config/fish']),
+      expect.arrayContaining([
+        '/w .config/git',
+        '/w .local/bin',
+        '/w .local/share/systemd',
+        '/w .config/fish',
+      ]),
     );
     // Never the shallowest missing name alone: .config and .local stay the command's to make.
     expect(targets).not.toContain('/w .config');
     expect(targets).not.toContain('/w .local');
     // With .config there, the chain starts inside it (and the directory is pinned).
-    const withConfig = planBwrap(request(workspaceWrite()), home({ '/w/.config/': '', '/w/.local/share/': '' }));
+    const withConfig = planBwrap(
+      request(workspaceWrite()),
+      home({ '/w/.config/': '', '/w/.local/share/': '' }),
+    );
     const more = withConfig.guardTargets.map((t) => `${t.dir} ${t.name}`);
-    expect(more).toEqual(expect.arrayContaining(['/w/.config git', '/w/.local/share systemd', '/w/.local bin']));
+    expect(more).toEqual(
+      expect.arrayContaining(['/w/.config git', '/w/.local/share systemd', '/w/.local bin']),
+    );
     expect(withConfig.argv.join(' ')).toContain('--bind /w/.config /w/.config ');
     // A file where a directory is needed: the chain goes through it (the guard waits for a directory).
     const file = planBwrap(request(workspaceWrite()), home({ '/w/.config': 'not a directory' }));

@@ -51,7 +51,8 @@ const WHY_LOGIN = 'shell start-up file';
 const sh = (cwd: string, script: string) => spawnSync('/bin/sh', ['-c', script], { cwd, stdio: 'ignore' });
 
 const isDir = (path: string) => exists(path) && lstatSync(path).isDirectory();
-const linkText = (path: string) => (exists(path) && lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined);
+const linkText = (path: string) =>
+  exists(path) && lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
 
 function setup(targets: (ws: string) => GuardTarget[]) {
   const scratch = tempDir('ux-guard-chain-');
@@ -103,8 +104,14 @@ describe('a chain target: a protected name below directories that do not exist y
     writeFileSync(join(t.ws, '.local', 'share', 'systemd'), 'a file is taken too');
     await waitFor(() => !exists(join(t.ws, '.local', 'share', 'systemd')), 'systemd to be taken away');
     // The same again in one breath, into a fresh tree renamed into place at the first level.
-    sh(t.ws, 'rmdir .local/share && mkdir -p staging/share/systemd/user && mv staging .local/x && mv .local/x/share .local/share');
-    await waitFor(() => !exists(join(t.ws, '.local', 'share', 'systemd')), 'the renamed systemd to be taken away');
+    sh(
+      t.ws,
+      'rmdir .local/share && mkdir -p staging/share/systemd/user && mv staging .local/x && mv .local/x/share .local/share',
+    );
+    await waitFor(
+      () => !exists(join(t.ws, '.local', 'share', 'systemd')),
+      'the renamed systemd to be taken away',
+    );
     await watch.stop();
     expect(isDir(join(t.ws, '.local', 'share'))).toBe(true);
     expect(t.paths()).toEqual([join(t.ws, '.local', 'share', 'systemd')]);
@@ -114,7 +121,10 @@ describe('a chain target: a protected name below directories that do not exist y
   it('a tree built elsewhere and renamed into place on the way: what it holds under the name is taken', async () => {
     const t = setup((ws) => [{ dir: ws, name: '.config/git', why: WHY }]);
     const watch = await t.start();
-    sh(t.ws, 'mkdir -p staging/git staging/keep && echo evil > staging/git/config && echo mine > staging/keep/f && mv staging .config');
+    sh(
+      t.ws,
+      'mkdir -p staging/git staging/keep && echo evil > staging/git/config && echo mine > staging/keep/f && mv staging .config',
+    );
     await waitFor(() => !exists(join(t.ws, '.config', 'git')), 'git to be taken away');
     await watch.stop();
     expect(readFileSync(join(t.ws, '.config', 'keep', 'f'), 'utf8')).toBe('mine\n');
@@ -177,6 +187,36 @@ describe('a chain target: a protected name below directories that do not exist y
     expect(t.taken()).toHaveLength(3);
   });
 
+  it('the watched directory exchanged (renameat2 RENAME_EXCHANGE) with one filled beforehand: followed, its git taken', async () => {
+    const t = setup((ws) => [{ dir: ws, name: '.config/git', why: WHY }]);
+    const watch = await t.start();
+    mkdirSync(join(t.ws, '.config'));
+    await t.settle(); // the guard watches inside .config now
+    mkdirSync(join(t.ws, 'filled', 'git'), { recursive: true });
+    writeFileSync(join(t.ws, 'filled', 'git', 'config'), 'evil');
+    await t.settle(); // not on the way: left
+    // Both names are swapped in one step: no name is ever missing, no directory ever created.
+    const exchange = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); sys.exit(0 if libc.renameat2(-100, b"filled", -100, b".config", 2) == 0 else ctypes.get_errno())',
+      ],
+      { cwd: t.ws },
+    );
+    expect(exchange.status, 'renameat2(RENAME_EXCHANGE) through python3').toBe(0);
+    await waitFor(
+      () => !exists(join(t.ws, '.config', 'git')),
+      'git of the exchanged directory to be taken away',
+    );
+    // The directory that went off the way (now `filled`) is the command's.
+    mkdirSync(join(t.ws, 'filled', 'git'));
+    await t.settle();
+    await watch.stop();
+    expect(isDir(join(t.ws, 'filled', 'git'))).toBe(true);
+    expect(t.paths()).toEqual([join(t.ws, '.config', 'git')]);
+  });
+
   it('directories that exist at registration are followed at once; nothing there is taken at registration', async () => {
     const t = setup((ws) => [{ dir: ws, name: 'a/b/c/d', why: WHY }]);
     mkdirSync(join(t.ws, 'a', 'b'), { recursive: true });
@@ -219,7 +259,9 @@ describe('a kept link: a protected name that exists as a symbolic link', () => {
     writeFileSync(join(ws, 'dotfiles', 'bashrc'), '# mine\n');
     symlinkSync('dotfiles/bashrc', join(ws, '.bashrc'));
   };
-  const kept = (ws: string): GuardTarget[] => [{ dir: ws, name: '.bashrc', link: 'dotfiles/bashrc', why: WHY_LOGIN }];
+  const kept = (ws: string): GuardTarget[] => [
+    { dir: ws, name: '.bashrc', link: 'dotfiles/bashrc', why: WHY_LOGIN },
+  ];
 
   it('is left alone at registration and at the last look', async () => {
     const t = setup(kept);
@@ -273,7 +315,10 @@ describe('a kept link: a protected name that exists as a symbolic link', () => {
     const landed = readFileSync(join(t.ws, 'dotfiles', 'bashrc'), 'utf8');
     expect(['# mine\n', 'touch /tmp/pwned\n']).toContain(landed);
     // One notice per path and registration.
-    expect(t.paths()).toEqual([join(t.ws, '.bashrc'), ...(t.notices.length > 1 ? [join(t.ws, '.bashrc')] : [])]);
+    expect(t.paths()).toEqual([
+      join(t.ws, '.bashrc'),
+      ...(t.notices.length > 1 ? [join(t.ws, '.bashrc')] : []),
+    ]);
   });
 
   it('replaced by a directory or by a link with another text: taken away, the link made again', async () => {

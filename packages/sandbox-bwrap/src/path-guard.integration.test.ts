@@ -462,7 +462,9 @@ describe('ux-path-guard through createPathGuard', () => {
       badTarget,
     );
     const tooLong = Array.from({ length: 33 }, (_, i) => `d${i}`).join('/');
-    await expect(guard.watch([{ dir: ws, name: tooLong, why: WHY_GIT }], onNotice)).rejects.toThrow(badTarget);
+    await expect(guard.watch([{ dir: ws, name: tooLong, why: WHY_GIT }], onNotice)).rejects.toThrow(
+      badTarget,
+    );
 
     const watch = await guard.watch([{ dir: ws, name: '.git', why: WHY_GIT }], onNotice);
     writeFileSync(join(ws, '.git'), 'x');

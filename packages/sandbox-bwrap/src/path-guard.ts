@@ -263,7 +263,8 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
         const shown = readableText(a);
         const link = registration.linkByPath.get(a);
         if (link !== undefined && type !== 'F') {
-          const where = type === 'Q' ? `moved what it put there to ${readableText(b)}` : 'removed what it put there';
+          const where =
+            type === 'Q' ? `moved what it put there to ${readableText(b)}` : 'removed what it put there';
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
