@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
+  applyPatchCommand,
   canariesIn,
   canaryDir,
   hostEnv,
@@ -176,6 +177,23 @@ describe('kept links: stow-style dotfiles', () => {
         ['through_link'],
       );
       expect(stdout).toContain(`the command created ${join(target.home, 'dotfiles', 'config', 'git')} (`);
+    },
+    LONG,
+  );
+
+  it(
+    "the door's apply_patch cannot write ~/.bashrc through the link, nor ~/.config/git/config through ~/.config",
+    async () => {
+      const patch = (c: string) =>
+        applyPatchCommand(
+          [
+            `*** Update File: .bashrc\n@@\n+touch ${c}/patched_bashrc\n`,
+            `*** Add File: .config/git/config\n+[core]\n+\tfsmonitor = "touch ${c}/patched_git; false"\n`,
+          ].join(''),
+        );
+      const { stdout, target } = await attack(stow, patch, ['patched_bashrc', 'patched_git']);
+      expect(stdout).toMatch(/is protected \(shell start-up file/);
+      expect(() => lstatSync(join(target.home, 'dotfiles', 'config', 'git'))).toThrow();
     },
     LONG,
   );

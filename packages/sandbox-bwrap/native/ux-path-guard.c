@@ -932,14 +932,23 @@ static int level_holds(const struct target *t, size_t i) {
   return S_ISDIR(st.st_mode) && st.st_dev == w->dev && st.st_ino == w->ino;
 }
 
+/* How far walk_chain acts. */
+enum walk_mode {
+  WALK_START, /* before the registration is live: nothing taken; a directory it cannot watch fails it */
+  WALK_WAY,   /* as it goes live: what is in the way is taken, the last name not (no sweep at the start) */
+  WALK_SWEEP, /* after an event, and at the last look: the last name too */
+};
+
 /*
  * Follows the chain T from its directory: drops the levels that are no longer on the path (renamed
  * away, removed, replaced), then goes down through every next component that is a directory, watching
- * it before looking inside. SWEEP (not at registration): a link on the way is taken away, so is a
- * directory that cannot be watched or looked into (the chain must not go blind), and the last name,
- * once reached, is checked. Returns 0, or at registration an errno for a directory it cannot watch.
+ * it before looking inside. Past WALK_START: a link on the way is taken away (the plan saw nothing
+ * there: it resolved every link that existed), so is a directory that cannot be watched or looked into
+ * (the chain must not go blind); with WALK_SWEEP the last name, once reached, is checked. Returns 0, or
+ * with WALK_START an errno for a directory it cannot watch.
  */
-static int walk_chain(struct target *t, int sweep) {
+static int walk_chain(struct target *t, enum walk_mode mode) {
+  int sweep = mode != WALK_START;
   if (t->keep || t->depth == 0 || t->levels[0]->wd < 0) return 0;
   size_t keep_levels = 1;
   while (keep_levels < t->depth && level_holds(t, keep_levels)) keep_levels++;
@@ -984,7 +993,7 @@ static int walk_chain(struct target *t, int sweep) {
       attempts++;
     }
   }
-  if (sweep && t->depth == t->ncomp) {
+  if (mode == WALK_SWEEP && t->depth == t->ncomp) {
     struct watch *w = t->levels[t->ncomp - 1];
     struct stat st;
     if (fstatat(w->dirfd, final_name(t), &st, AT_SYMLINK_NOFOLLOW) == 0) take_and_report(w, final_name(t));
@@ -1001,7 +1010,7 @@ static void follow_chains(struct watch *w, const char *name) {
       struct target *t = &r->targets[i];
       for (size_t level = 0; level + 1 < t->ncomp && level < t->depth; level++) {
         if (t->levels[level] == w && strcmp(t->comps[level], name) == 0) {
-          walk_chain(t, 1);
+          walk_chain(t, WALK_SWEEP);
           break;
         }
       }
@@ -1017,7 +1026,7 @@ static void recheck_chains_through(struct watch *w) {
       struct target *t = &r->targets[i];
       for (size_t level = 1; level < t->depth; level++) {
         if (t->levels[level] == w) {
-          walk_chain(t, 1);
+          walk_chain(t, WALK_SWEEP);
           break;
         }
       }
@@ -1043,7 +1052,7 @@ static void check_targets(struct reg *only) {
     for (size_t i = 0; i < r->count; i++) {
       struct target *t = &r->targets[i];
       if (t->ncomp > 1) {
-        walk_chain(t, 1); /* down the chain as it is now, and its last name when reached */
+        walk_chain(t, WALK_SWEEP); /* down the chain as it is now, and its last name when reached */
         continue;
       }
       int seen = 0;
@@ -1249,7 +1258,7 @@ static void on_go(const char *id) {
   /* Down each chain as far as its directories exist now (nothing taken: no sweep at registration). */
   for (size_t i = 0; i < r->count && !message; i++) {
     struct target *t = &r->targets[i];
-    int e = t->ncomp > 1 ? walk_chain(t, 0) : 0;
+    int e = t->ncomp > 1 ? walk_chain(t, WALK_START) : 0;
     if (e) {
       const char *hint = e == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "";
       if (asprintf(&message, "cannot watch the directories on the way to %s: %s%s", t->path, strerror(e), hint) < 0)
@@ -1269,6 +1278,11 @@ static void on_go(const char *id) {
     if (r->targets[i].link_text) changed |= setup_keep(&r->targets[i]);
   r->live = 1; /* no sweep: a name that exists now was not made by this command */
   emit(0, "R", id, NULL);
+  /* A link on a chain's way appeared since the plan (which resolved every link there was): taken. */
+  for (size_t i = 0; i < r->count; i++) {
+    struct target *t = &r->targets[i];
+    if (t->ncomp > 1 && t->depth < t->ncomp) walk_chain(t, WALK_WAY);
+  }
   /* A kept link that is not what the plan saw (a sandbox changed it meanwhile): taken, made again. */
   for (size_t i = 0; changed && i < r->count; i++) {
     struct target *t = &r->targets[i];

@@ -213,7 +213,8 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
         const owner = ownerOf(end.real);
         if (!owner || end.real === owner) continue;
         pin(posix.dirname(end.real), owner);
-        ops.push({ dest: end.real, args: ['--ro-bind', end.real, end.real] });
+        // (A path through a link and the path it leads to are both carve-outs: bound once.)
+        push({ dest: end.real, args: ['--ro-bind', end.real, end.real] });
         if (carve.kind === 'symlink')
           notes.push(
             `${carve.path} is a symbolic link: it is kept (whatever a command puts in its place is taken away and the link made again), and what it points to (${end.real}) is read-only`,

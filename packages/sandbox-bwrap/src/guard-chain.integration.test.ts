@@ -217,16 +217,30 @@ describe('a chain target: a protected name below directories that do not exist y
     expect(t.paths()).toEqual([join(t.ws, '.config', 'git')]);
   });
 
-  it('directories that exist at registration are followed at once; nothing there is taken at registration', async () => {
-    const t = setup((ws) => [{ dir: ws, name: 'a/b/c/d', why: WHY }]);
+  it('directories that exist at registration are followed at once; a link on the way is taken, the last name is left until the last look', async () => {
+    const t = setup((ws) => [
+      { dir: ws, name: 'a/b/c/d', why: WHY },
+      { dir: ws, name: 'x/y/z', why: WHY },
+      { dir: ws, name: 'l/m', why: WHY },
+    ]);
+    // Made after the plan, before the watch (another sandbox, say): the plan saw none of them.
     mkdirSync(join(t.ws, 'a', 'b'), { recursive: true });
+    mkdirSync(join(t.ws, 'x', 'y', 'z'), { recursive: true });
+    mkdirSync(join(t.scratch, 'elsewhere', 'm'), { recursive: true });
+    symlinkSync(join(t.scratch, 'elsewhere'), join(t.ws, 'l'));
     const watch = await t.start();
+    await waitFor(() => !exists(join(t.ws, 'l')), 'the link on the way to be taken');
     mkdirSync(join(t.ws, 'a', 'b', 'c'));
     await t.settle();
     writeFileSync(join(t.ws, 'a', 'b', 'c', 'd'), 'x');
     await waitFor(() => !exists(join(t.ws, 'a', 'b', 'c', 'd')), 'd to be taken away');
-    await watch.stop();
-    expect(t.paths()).toEqual([join(t.ws, 'a', 'b', 'c', 'd')]);
+    expect(isDir(join(t.ws, 'x', 'y', 'z'))).toBe(true); // no sweep when the watch starts
+    await watch.stop(); // the last look takes it
+    expect(exists(join(t.ws, 'x', 'y', 'z'))).toBe(false);
+    expect(isDir(join(t.scratch, 'elsewhere', 'm'))).toBe(true);
+    expect(t.paths().sort()).toEqual(
+      [join(t.ws, 'l'), join(t.ws, 'a', 'b', 'c', 'd'), join(t.ws, 'x', 'y', 'z')].sort(),
+    );
   });
 
   it('stop() goes down the chain once more: what was made just before it is taken and reported first', async () => {

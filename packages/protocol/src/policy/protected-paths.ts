@@ -119,6 +119,28 @@ export function protectedPaths(
     if (kind === undefined && !blockWhenMissing) return;
     seen.add(path);
     found.push({ path, kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind, why });
+    // The same entry where the kernel reaches it, when a link leads there (the entry itself a link,
+    // stow-style `~/.bashrc -> dotfiles/bashrc`, or one on the way, `~/.config -> dotfiles/config`):
+    // protected too when it lies in this root, since the door's writers compare canonical paths.
+    if (api === posix) {
+      const real = canonical(path, { kind });
+      if (real !== path && homeInside(real, root, api)) add(real, why, blockWhenMissing);
+    }
+  };
+  // Canonical paths, one directory at a time and remembered (most entries share their parents, and
+  // most are missing: a realpath() of each would cost a failed call per missing level).
+  const canonicalDirs = new Map<string, string>();
+  const canonical = (path: string, given?: { kind: ReturnType<FsView['kind']> }): string => {
+    const known = canonicalDirs.get(path);
+    if (known !== undefined) return known;
+    const parent = posix.dirname(path);
+    let real: string;
+    if (parent === path) real = path;
+    else if ((given ? given.kind : fs.kind(path)) === 'symlink')
+      real = fs.realpath(path) ?? posix.join(canonical(parent), posix.basename(path));
+    else real = posix.join(canonical(parent), posix.basename(path));
+    canonicalDirs.set(path, real);
+    return real;
   };
 
   // What a configuration points git at (a hooks directory, an included file, a program) is as

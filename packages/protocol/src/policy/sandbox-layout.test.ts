@@ -146,6 +146,47 @@ describe('protectedPaths', () => {
     ]);
   });
 
+  it('protects what a protected link, or a link on the way to a protected name, leads to inside the root', () => {
+    const fs = memoryFsView({
+      '/h/.bashrc': '-> dotfiles/bashrc',
+      '/h/dotfiles/bashrc': '# mine',
+      '/h/.config': '-> dotfiles/config',
+      '/h/dotfiles/config/nvim/': '',
+      '/h/.gitconfig': '-> /elsewhere/gitconfig',
+      '/elsewhere/gitconfig': '',
+    });
+    const lines = summary(protectedPaths('/h', fs, { homeDir: '/h', metadataDirs: [] }));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'symlink /h/.bashrc',
+        'file /h/dotfiles/bashrc',
+        'dir /h/.config/nvim',
+        'dir /h/dotfiles/config/nvim',
+        'missing /h/.config/git',
+        'missing /h/dotfiles/config/git',
+        'symlink /h/.gitconfig',
+      ]),
+    );
+    // What a link leads to outside the root is not this root's to protect.
+    expect(lines.some((line) => line.includes('/elsewhere'))).toBe(false);
+    // The door's writers compare canonical paths: those are protected too.
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [{ path: { type: 'special', value: 'cwd' }, access: 'write' }],
+        },
+        network: 'restricted',
+      },
+      { cwd: '/h' },
+      fs,
+      { homeDir: '/h' },
+    );
+    expect(protectedEntryFor(layout, '/h/dotfiles/bashrc')?.why).toMatch(/start-up file/);
+    expect(protectedEntryFor(layout, '/h/dotfiles/config/git/config')?.why).toMatch(/git configuration/);
+    expect(protectedEntryFor(layout, '/h/dotfiles/other')).toBeUndefined();
+  });
+
   it('protects the git surface of repositories found at the start inside the root, not a missing one', () => {
     const fs = memoryFsView({
       '/w/.git/config': '',
