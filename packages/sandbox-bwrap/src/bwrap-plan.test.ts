@@ -432,6 +432,7 @@ describe('planBwrap', () => {
     );
     const targets = stow.guardTargets.map((t) => `${t.dir} ${t.name}${t.link ? ` -> ${t.link}` : ''}`);
     expect(targets).toContain('/w .config -> dotfiles/config');
+    expect(stow.guardTargets.find((t) => t.link)?.why).toMatch(/^the way to \/w\/\.config\/\S+: /);
     expect(targets).toContain('/w/dotfiles/config git');
     expect(targets).not.toContain('/w .config/git');
     // An existing name through the link is bound at its real path, its directories pinned.

@@ -206,7 +206,9 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
         const owner = ownerOf(link.dir);
         if (!owner) continue;
         pin(link.dir, owner);
-        guard({ dir: link.dir, name: link.name, link: link.text, why: carve.why });
+        const at = posix.join(link.dir, link.name);
+        const why = at === carve.path ? carve.why : `the way to ${carve.path}: ${carve.why}`;
+        guard({ dir: link.dir, name: link.name, link: link.text, why });
       }
       const end = way.end;
       if (end.kind === 'exists') {
