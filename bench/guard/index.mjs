@@ -9,6 +9,8 @@
 //   guard.tree10k.ratio      a workspace of 10 000 directories (half the search's budget of 20 000)
 // and the search alone, without the door:
 //   guard.scan.<name>_ms, guard.scan.<name>_directories
+// then what chains and kept links cost the native guard (chains.mjs: guard.chain.*; also runs alone,
+// `node bench/guard/chains.mjs`).
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,6 +24,7 @@ import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec } from '@ux/unified-exec';
 import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
+import { benchChains } from './chains.mjs';
 
 closeInheritedFds();
 
@@ -121,5 +124,6 @@ for (const [name, cwd] of [
 
 await plain.shutdown();
 await backend.close();
+await benchChains(scratch);
 rmSync(scratch, { recursive: true, force: true });
 process.exit(0);

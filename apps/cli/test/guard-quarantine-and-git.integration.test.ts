@@ -5,9 +5,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
-  mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -250,8 +251,9 @@ describe('git in the sandbox', () => {
   it('a repository cloned into a folder nobody watched (vendor/x) is checked too', async () => {
     const mark = canary();
     const home = makeHome();
-    const source = join(home.home, 'source');
-    mkdirSync(source);
+    // Outside /tmp: commands have a private /tmp, where a source under the host's /tmp is not.
+    const source = realpathSync(mkdtempSync(join('/var/tmp', 'ux-clone-source-')));
+    onTestFinished(() => rmSync(source, { recursive: true, force: true }));
     hostGit(source, 'init', '-q');
     hostGit(source, 'commit', '-q', '--allow-empty', '-m', 'first');
     const result = await runUx(

@@ -7,18 +7,40 @@
  *
  * The host starts one guard, detached in its own session, with stdin and stdout as pipes. For every
  * sandboxed command it registers the protected names that do not exist yet (`.git`, `.codex`, …) as
- * targets: an entry NAME directly inside an existing directory DIR. The guard watches each DIR with
- * inotify and, the moment a target appears, moves it into the quarantine directory (or removes it when
- * it cannot be moved) and tells the host. It runs outside the host's event loop, so a stalled host does
+ * targets: an entry NAME inside an existing directory DIR. The guard watches each DIR with inotify
+ * and, the moment a target appears, moves it into the quarantine directory (or removes it when it
+ * cannot be moved) and tells the host. It runs outside the host's event loop, so a stalled host does
  * not widen the window in which the entry exists. What it moves is then sealed (guard-quarantine.h).
+ *
+ * A chain: NAME may be a relative path of several components below DIR (`.config/git` in a home with
+ * no `.config`). The guard watches the deepest directory of the path that exists; when the next
+ * component appears AS A DIRECTORY it watches inside it too (and looks at once at what is already
+ * there: `mkdir -p` is fast), and so on until the last component, which it takes away as above.
+ * Directories on the way are never taken away: they are ordinary (`.config`, `.local`). A component
+ * that appears as a symbolic link on the way is taken away (it could lead the rest of the path
+ * anywhere, to a directory the command filled beforehand); a file there is left (nothing can be
+ * created below it; when it is replaced by a directory, that is followed). A directory on the way is
+ * identified by device and inode: one renamed away (or removed) is no longer on the path and is
+ * dropped, and whatever then has its name is followed again from the directory above.
+ *
+ * A kept link (L): a protected name that exists as a symbolic link (stow-style dotfiles, a linked
+ * `.git`). The link itself is left alone; its identity (device and inode) and text are recorded when
+ * the registration goes live, and anything else that later appears under its name is taken away like
+ * a missing name; when the link is moved away, removed or replaced, the guard makes it again
+ * (symlinkat with the recorded text, through the directory's descriptor; never over an entry that is
+ * there). A link with the same text in its place is kept as it is.
  *
  * A repository target (V) is a work tree's missing `.git`: when it appears as a DIRECTORY it is left
  * in place (a sandboxed `git init` or `git clone` must work) and checked when the registration ends,
  * after the command's sandbox has ended (guard-git-check.h); as a file or a link it is taken away.
  *
  * Host -> guard: records of NUL-terminated fields, the first field being the record type:
- *   W <id> <dir> <name>   add a target to registration <id> (many W may precede one G)
+ *   W <id> <dir> <name>   add a target to registration <id> (many W may precede one G); <name> is one
+ *                         name or a relative path of names (a chain, at most MAX_CHAIN of them)
  *   V <id> <dir> <name>   the same, for a repository's git directory
+ *   L <id> <dir> <name> <text>
+ *                         the same, for a name that exists as a symbolic link whose text is <text>:
+ *                         kept (above)
  *   G <id>                watch the targets of <id>; reply R <id>, or E <id> <message>
  *   C <id> <root> <rel> <worktree> <kind>
  *                         at the end of <id>, check the git directory <rel> (relative, no "..",
@@ -43,6 +65,8 @@
  *                                   a new repository's surface held <what>, not git's own: moved to
  *                                   <moved-to> (empty: removed); <config-replaced> is "1" when its
  *                                   config was replaced by git's own lines
+ *   B <id> <path> <error>           the kept link <path> was moved away, removed or replaced: it was
+ *                                   made again (<error> empty), or could not be (said once each)
  *   P <id> <entries> <bytes> <max-entries> <max-bytes>
  *                                   to stay within its bounds, the quarantine removed that many of its
  *                                   oldest entries while this registration was live (said once, at U)
@@ -72,6 +96,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,8 +104,15 @@
 #define RENAME_NOREPLACE (1 << 0)
 #endif
 
-#define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+/*
+ * Every watch is added with IN_MASK_ADD: one directory may be watched for several targets, and a kept
+ * link's directory also for departures (KEEP_MASK); a later plain add would drop those bits.
+ */
+#define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD)
+#define KEEP_MASK (IN_DELETE | IN_MOVED_FROM)
 #define MAX_DEPTH 256
+/* Components of a chain target, at most. */
+#define MAX_CHAIN 32
 #define LINGER_MS 1000
 /*
  * When what was taken is sealed: at the first wake of the guard (an event, a record of the host) from
@@ -100,19 +132,51 @@ struct watch {
   int wd; /* -1 once the directory went away or the watch was removed */
   int dirfd;
   int refs;
+  dev_t dev; /* the directory's identity, as opened */
+  ino_t ino;
   struct watch *next;
+};
+
+/*
+ * A name that exists as a symbolic link, kept (see the top): one record per directory and name,
+ * shared by every registration that keeps it, so the first one's record holds while any is live.
+ */
+struct keep {
+  struct watch *watch; /* the link's directory (the targets hold its references) */
+  char *name;
+  char *text;  /* the link's text, as the plan saw it */
+  int present; /* the recorded link is there: dev and ino are its identity */
+  dev_t dev;
+  ino_t ino;
+  int refs;
+  struct keep *next;
 };
 
 struct target {
   char *dir;
-  char *name;
+  char *name; /* one name, or a relative path of names (a chain) */
   char *path; /* dir + "/" + name, as reported */
-  struct watch *watch;
+  char **comps;       /* the names of NAME */
+  char **way_paths;   /* way_paths[i]: dir + "/" + comps[0..i] (the last is PATH) */
+  size_t ncomp;
+  struct watch **levels; /* levels[0]: DIR; levels[i]: the directory comps[i-1] inside levels[i-1] */
+  size_t depth;          /* levels held; the last name is watched when depth == ncomp */
+  int *way_reported;     /* per component on the way: the host heard it was taken (a link there) */
+  int *way_failed;
+  struct keep *keep;  /* a kept link (L) */
+  char *link_text;    /* its text, as the plan saw it */
   int repository; /* a work tree's git directory: a directory there is checked, not taken */
   int new_repo;   /* it appeared as a directory while this registration was live */
   int reported;   /* the host heard of it (Q or X) */
   int failure_reported;
+  int restore_reported; /* kept: the host heard the link was made again (or could not be) */
 };
+
+/* The directory watched for the last name of T, while the chain reaches it. */
+static struct watch *final_watch(const struct target *t) {
+  return t->depth == t->ncomp ? t->levels[t->ncomp - 1] : NULL;
+}
+static const char *final_name(const struct target *t) { return t->comps[t->ncomp - 1]; }
 
 struct check_request {
   char *root, *rel, *worktree;
@@ -133,6 +197,7 @@ struct reg {
 };
 
 static struct watch *watches;
+static struct keep *keeps;
 static struct reg *regs;
 static int inotify_fd = -1;
 static int inotify_errno;
@@ -447,8 +512,10 @@ static void take_away(int dirfd, const char *name, struct outcome *out) {
  */
 struct party {
   struct reg *reg;
-  struct target *target;
-  int tell; /* the first time this registration hears of this target */
+  const char *path; /* as reported (the target's, or a component's on its way) */
+  int *reported;    /* the registration heard of it */
+  int *failure_reported;
+  int tell; /* the first time this registration hears of this path */
 };
 
 struct seal_job {
@@ -508,11 +575,11 @@ static void seal_one(struct seal_job *job) {
   char *staged_at = join_path(quarantine_path, job->staged);
   for (size_t i = 0; i < job->party_count; i++) {
     struct party *p = &job->parties[i];
-    if (p->tell && sealed) emit(1, "Q", p->reg->id, p->target->path, moved_to, NULL);
-    else if (p->tell && !unsealed) emit(1, "X", p->reg->id, p->target->path, "", NULL); /* copy failed: gone */
-    if (unsealed && !p->target->failure_reported) {
-      p->target->failure_reported = 1;
-      emit(1, "S", p->reg->id, p->target->path, staged_at, NULL);
+    if (p->tell && sealed) emit(1, "Q", p->reg->id, p->path, moved_to, NULL);
+    else if (p->tell && !unsealed) emit(1, "X", p->reg->id, p->path, "", NULL); /* copy failed: gone */
+    if (unsealed && !*p->failure_reported) {
+      *p->failure_reported = 1;
+      emit(1, "S", p->reg->id, p->path, staged_at, NULL);
     }
   }
   free(staged_at);
@@ -558,6 +625,13 @@ static struct watch *find_watch(int wd) {
   return NULL;
 }
 
+/* A live watch of the directory with this identity (one inotify watch per inode). */
+static struct watch *find_live_watch(dev_t dev, ino_t ino) {
+  for (struct watch *w = watches; w; w = w->next)
+    if (w->wd >= 0 && w->dev == dev && w->ino == ino) return w;
+  return NULL;
+}
+
 static void release_watch(struct watch *w) {
   if (!w || --w->refs > 0) return;
   if (w->wd >= 0 && inotify_fd >= 0) (void)inotify_rm_watch(inotify_fd, w->wd);
@@ -571,6 +645,79 @@ static void release_watch(struct watch *w) {
   free(w);
 }
 
+/*
+ * Watches the directory open at FD (consumed) with WATCH_MASK and EXTRA; by FALLBACK's path when
+ * /proc is missing. Shares the record of a directory already watched (one inotify watch per inode).
+ * Returns the watch (a reference taken) or NULL with errno set.
+ */
+static struct watch *add_dir_watch(int fd, const char *fallback, uint32_t extra) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  /* Through the descriptor, so the directory watched is the one opened. */
+  int wd = inotify_add_watch(inotify_fd, proc, WATCH_MASK | extra);
+  if (wd < 0 && errno == ENOENT && fallback) wd = inotify_add_watch(inotify_fd, fallback, WATCH_MASK | extra);
+  if (wd < 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  struct watch *w = find_watch(wd);
+  if (w) {
+    w->refs++;
+    close(fd);
+    return w;
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) memset(&st, 0, sizeof st);
+  w = xrealloc(NULL, sizeof *w);
+  w->wd = wd;
+  w->dirfd = fd;
+  w->refs = 1;
+  w->dev = st.st_dev;
+  w->ino = st.st_ino;
+  w->next = watches;
+  watches = w;
+  return w;
+}
+
+static struct keep *find_keep(const struct watch *w, const char *name) {
+  for (struct keep *k = keeps; k; k = k->next)
+    if (k->watch == w && strcmp(k->name, name) == 0) return k;
+  return NULL;
+}
+
+static void release_keep(struct keep *k) {
+  if (!k || --k->refs > 0) return;
+  for (struct keep **p = &keeps; *p; p = &(*p)->next) {
+    if (*p == k) {
+      *p = k->next;
+      break;
+    }
+  }
+  free(k->name);
+  free(k->text);
+  free(k);
+}
+
+static void free_target(struct target *t) {
+  while (t->depth > 0) release_watch(t->levels[--t->depth]);
+  release_keep(t->keep);
+  for (size_t i = 0; i < t->ncomp; i++) {
+    free(t->comps[i]);
+    free(t->way_paths[i]);
+  }
+  free(t->comps);
+  free(t->way_paths);
+  free(t->levels);
+  free(t->way_reported);
+  free(t->way_failed);
+  free(t->link_text);
+  free(t->dir);
+  free(t->name);
+  free(t->path);
+}
+
 static void free_reg(struct reg *r) {
   for (struct reg **p = &regs; *p; p = &(*p)->next) {
     if (*p == r) {
@@ -578,12 +725,7 @@ static void free_reg(struct reg *r) {
       break;
     }
   }
-  for (size_t i = 0; i < r->count; i++) {
-    release_watch(r->targets[i].watch);
-    free(r->targets[i].dir);
-    free(r->targets[i].name);
-    free(r->targets[i].path);
-  }
+  for (size_t i = 0; i < r->count; i++) free_target(&r->targets[i]);
   free(r->targets);
   while (r->checks) {
     struct check_request *c = r->checks;
@@ -604,41 +746,36 @@ static int any_live(void) {
   return 0;
 }
 
-static struct target *matching_target(struct reg *r, struct watch *w, const char *name) {
-  for (size_t i = 0; i < r->count; i++)
-    if (r->targets[i].watch == w && strcmp(r->targets[i].name, name) == 0) return &r->targets[i];
-  return NULL;
+/* ---------------------------------------------------------------------------------------------- */
+/* Taking entries away: the targets themselves, and links on the way of a chain. */
+
+struct parties {
+  struct party *items;
+  size_t count, cap;
+};
+
+/* Adds a party, one per registration and path: a path is told once. */
+static void add_party(struct parties *ps, struct reg *r, const char *path, int *reported, int *failure_reported) {
+  for (size_t i = 0; i < ps->count; i++)
+    if (ps->items[i].reg == r && strcmp(ps->items[i].path, path) == 0) return;
+  if (ps->count == ps->cap) {
+    ps->cap = ps->cap ? ps->cap * 2 : 4;
+    ps->items = xrealloc(ps->items, ps->cap * sizeof *ps->items);
+  }
+  ps->items[ps->count++] = (struct party){r, path, reported, failure_reported, 0};
 }
 
 /*
- * NAME appeared (or may have) in the watched directory W: take it away once, tell every registration
- * (each hears of a path once: a name made again and again is taken each time, reported the first).
- * A repository target that appeared as a directory is left for the check at the end.
+ * Moves NAME of W away (staged for the seal) and tells PARTIES (consumed): each hears of its path
+ * once, however often it is taken.
  */
-static void take_and_report(struct watch *w, const char *name) {
-  if (!w || w->wd < 0) return;
-  struct target *first = NULL;
-  int repository = 0;
-  for (struct reg *r = regs; r; r = r->next) {
-    struct target *t = r->live ? matching_target(r, w, name) : NULL;
-    if (!t) continue;
-    if (!first) first = t;
-    repository |= t->repository;
-  }
-  if (!first) return;
-  if (repository) {
-    struct stat st;
-    if (fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-      for (struct reg *r = regs; r; r = r->next) {
-        struct target *t = r->live ? matching_target(r, w, name) : NULL;
-        if (t) t->new_repo = 1;
-      }
-      return;
-    }
-  }
+static void take_entry(struct watch *w, const char *name, struct parties *ps) {
   struct outcome outcome;
   take_away(w->dirfd, name, &outcome);
-  if (outcome.kind == GONE) return;
+  if (outcome.kind == GONE || ps->count == 0) {
+    free(ps->items);
+    return;
+  }
   struct seal_job *job = NULL;
   if (outcome.kind == STAGED) {
     job = xrealloc(NULL, sizeof *job);
@@ -647,29 +784,265 @@ static void take_and_report(struct watch *w, const char *name) {
     job->deadline_ms = now_ms() + SEAL_DEADLINE_MS;
     memcpy(job->staged, outcome.staged, sizeof job->staged);
     unique_name("", name, job->final);
-    job->path = xstrdup(first->path);
+    job->path = xstrdup(ps->items[0].path);
   }
-  for (struct reg *r = regs; r; r = r->next) {
-    if (!r->live) continue;
-    struct target *t = matching_target(r, w, name);
-    if (!t) continue;
+  for (size_t i = 0; i < ps->count; i++) {
+    struct party *p = &ps->items[i];
     if (job) {
-      job->parties = xrealloc(job->parties, (job->party_count + 1) * sizeof *job->parties);
-      job->parties[job->party_count++] = (struct party){r, t, !t->reported};
-      t->reported = 1;
+      p->tell = !*p->reported;
+      *p->reported = 1;
     } else if (outcome.kind == REMOVED) {
-      if (!t->reported) emit(1, "X", r->id, t->path, "", NULL);
-      t->reported = 1;
-    } else if (!t->failure_reported) {
-      t->failure_reported = 1;
-      emit(1, "F", r->id, t->path, outcome.error, NULL);
+      if (!*p->reported) emit(1, "X", p->reg->id, p->path, "", NULL);
+      *p->reported = 1;
+    } else if (!*p->failure_reported) {
+      *p->failure_reported = 1;
+      emit(1, "F", p->reg->id, p->path, outcome.error, NULL);
     }
   }
   if (job) {
+    job->parties = ps->items;
+    job->party_count = ps->count;
     *jobs_tail = job;
     jobs_tail = &job->next;
     jobs_pending++;
+  } else {
+    free(ps->items);
   }
+}
+
+/* Whether the entry NAME of W is the link K records, or a link with its text (kept from then on). */
+static int is_kept_link(struct keep *k, struct watch *w, const char *name, const struct stat *st) {
+  if (!S_ISLNK(st->st_mode)) return 0;
+  if (k->present && st->st_dev == k->dev && st->st_ino == k->ino) return 1;
+  size_t n = strlen(k->text);
+  char *buf = xrealloc(NULL, n + 2);
+  ssize_t got = readlinkat(w->dirfd, name, buf, n + 1);
+  int same = got == (ssize_t)n && memcmp(buf, k->text, n) == 0;
+  free(buf);
+  if (!same) return 0;
+  k->present = 1;
+  k->dev = st->st_dev;
+  k->ino = st->st_ino;
+  return 1;
+}
+
+/*
+ * Makes the kept link K again when nothing has its name (symlinkat never replaces an entry). Something
+ * there is left to its own event, or to the last look. AFTER_TAKE: what was there was just taken, and
+ * the notice of that take says the link was put back.
+ */
+static void restore_keep(struct keep *k, int after_take) {
+  int ok = symlinkat(k->text, k->watch->dirfd, k->name) == 0;
+  int e = errno;
+  if (!ok && e == EEXIST) return;
+  struct stat st;
+  if (ok && fstatat(k->watch->dirfd, k->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+    k->present = 1;
+    k->dev = st.st_dev;
+    k->ino = st.st_ino;
+  } else {
+    k->present = 0;
+  }
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      if (t->keep != k || t->restore_reported || (ok && after_take)) continue;
+      t->restore_reported = 1;
+      emit(1, "B", r->id, t->path, ok ? "" : strerror(e), NULL);
+    }
+  }
+}
+
+/*
+ * NAME appeared (or may have) in the watched directory W: take it away once, tell every registration
+ * whose target it is (each hears of a path once: a name made again and again is taken each time,
+ * reported the first). A repository target that appeared as a directory is left for the check at the
+ * end; a kept link is left alone, and made again when something else took its place.
+ */
+static void take_and_report(struct watch *w, const char *name) {
+  if (!w || w->wd < 0) return;
+  struct parties ps = {0};
+  struct keep *keep = NULL;
+  int repository = 0;
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      if (final_watch(t) != w || strcmp(final_name(t), name) != 0) continue;
+      add_party(&ps, r, t->path, &t->reported, &t->failure_reported);
+      repository |= t->repository;
+      if (t->keep) keep = t->keep;
+    }
+  }
+  if (ps.count == 0) return;
+  struct stat st;
+  int have = fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!have && errno != ENOENT) have = 1; /* cannot tell: take_away decides */
+  if (keep) {
+    if (have && is_kept_link(keep, w, name, &st)) {
+      free(ps.items);
+      return;
+    }
+    if (!have) {
+      free(ps.items);
+      restore_keep(keep, 0);
+      return;
+    }
+  } else if (repository && have && S_ISDIR(st.st_mode)) {
+    for (struct reg *r = regs; r; r = r->next) {
+      if (!r->live) continue;
+      for (size_t i = 0; i < r->count; i++) {
+        struct target *t = &r->targets[i];
+        if (final_watch(t) == w && strcmp(final_name(t), name) == 0) t->new_repo = 1;
+      }
+    }
+    free(ps.items);
+    return;
+  }
+  take_entry(w, name, &ps);
+  if (keep) restore_keep(keep, 1);
+}
+
+/*
+ * The component NAME of W on the way of chain targets is in the way (a link, or a directory the guard
+ * cannot watch or look into): take it away, and tell every registration whose chain goes through it.
+ */
+static void take_on_the_way(struct watch *w, const char *name) {
+  struct parties ps = {0};
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      for (size_t level = 0; level + 1 < t->ncomp && level < t->depth; level++)
+        if (t->levels[level] == w && strcmp(t->comps[level], name) == 0)
+          add_party(&ps, r, t->way_paths[level], &t->way_reported[level], &t->way_failed[level]);
+    }
+  }
+  if (ps.count == 0) return;
+  take_entry(w, name, &ps);
+}
+
+/* Whether level I (>= 1) of T is still the directory named comps[i-1] in level i-1, and watched. */
+static int level_holds(const struct target *t, size_t i) {
+  const struct watch *parent = t->levels[i - 1], *w = t->levels[i];
+  if (w->wd < 0) return 0;
+  struct stat st;
+  if (fstatat(parent->dirfd, t->comps[i - 1], &st, AT_SYMLINK_NOFOLLOW) < 0) return 0;
+  return S_ISDIR(st.st_mode) && st.st_dev == w->dev && st.st_ino == w->ino;
+}
+
+/* How far walk_chain acts. */
+enum walk_mode {
+  WALK_START, /* before the registration is live: nothing taken; a directory it cannot watch fails it */
+  WALK_WAY,   /* as it goes live: what is in the way is taken, the last name not (no sweep at the start) */
+  WALK_SWEEP, /* after an event, and at the last look: the last name too */
+};
+
+/*
+ * Follows the chain T from its directory: drops the levels that are no longer on the path (renamed
+ * away, removed, replaced), then goes down through every next component that is a directory, watching
+ * it before looking inside. Past WALK_START: a link on the way is taken away (the plan saw nothing
+ * there: it resolved every link that existed), so is a directory that cannot be watched or looked into
+ * (the chain must not go blind); with WALK_SWEEP the last name, once reached, is checked. Returns 0, or
+ * with WALK_START an errno for a directory it cannot watch.
+ */
+static int walk_chain(struct target *t, enum walk_mode mode) {
+  int sweep = mode != WALK_START;
+  if (t->keep || t->depth == 0 || t->levels[0]->wd < 0) return 0;
+  size_t keep_levels = 1;
+  while (keep_levels < t->depth && level_holds(t, keep_levels)) keep_levels++;
+  while (t->depth > keep_levels) release_watch(t->levels[--t->depth]);
+  for (int attempts = 0; t->depth < t->ncomp && attempts < 16;) {
+    struct watch *parent = t->levels[t->depth - 1];
+    const char *name = t->comps[t->depth - 1];
+    struct stat st;
+    if (fstatat(parent->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+      /* Missing: wait for it. The directory above cannot be looked into: not when it is on the way. */
+      if (errno != ENOENT && sweep && t->depth >= 2) take_on_the_way(t->levels[t->depth - 2], t->comps[t->depth - 2]);
+      return 0;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (sweep) take_on_the_way(parent, name);
+      return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) return 0; /* a file: nothing can be made below it */
+    /* Another chain (or target) watches this very directory already: share its watch. */
+    struct watch *known = find_live_watch(st.st_dev, st.st_ino);
+    if (known) {
+      known->refs++;
+      t->levels[t->depth++] = known;
+      continue;
+    }
+    int fd = openat(parent->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      attempts++; /* replaced meanwhile: look again */
+      continue;
+    }
+    struct watch *w = add_dir_watch(fd, NULL, 0);
+    if (!w) {
+      int e = errno;
+      if (!sweep) return e;
+      take_on_the_way(parent, name);
+      return 0;
+    }
+    t->levels[t->depth++] = w;
+    /* Renamed away before the watch was in place (no event told): drop it and look again. */
+    if (!level_holds(t, t->depth - 1)) {
+      release_watch(t->levels[--t->depth]);
+      attempts++;
+    }
+  }
+  if (mode == WALK_SWEEP && t->depth == t->ncomp) {
+    struct watch *w = t->levels[t->ncomp - 1];
+    struct stat st;
+    if (fstatat(w->dirfd, final_name(t), &st, AT_SYMLINK_NOFOLLOW) == 0) take_and_report(w, final_name(t));
+    else if (errno != ENOENT && t->ncomp >= 2) take_on_the_way(t->levels[t->ncomp - 2], t->comps[t->ncomp - 2]);
+  }
+  return 0;
+}
+
+/* NAME appeared in W: follow every chain for which it is a component on the way. */
+static void follow_chains(struct watch *w, const char *name) {
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      for (size_t level = 0; level + 1 < t->ncomp && level < t->depth; level++) {
+        if (t->levels[level] == w && strcmp(t->comps[level], name) == 0) {
+          walk_chain(t, WALK_SWEEP);
+          break;
+        }
+      }
+    }
+  }
+}
+
+/* W moved or went away: every chain that goes through it is checked from its directory again. */
+static void recheck_chains_through(struct watch *w) {
+  for (struct reg *r = regs; r; r = r->next) {
+    if (!r->live) continue;
+    for (size_t i = 0; i < r->count; i++) {
+      struct target *t = &r->targets[i];
+      for (size_t level = 1; level < t->depth; level++) {
+        if (t->levels[level] == w) {
+          walk_chain(t, WALK_SWEEP);
+          break;
+        }
+      }
+    }
+  }
+}
+
+/* NAME left W: a kept link that went is made again. */
+static void restore_if_kept(struct watch *w, const char *name) {
+  struct keep *k = find_keep(w, name);
+  if (!k) return;
+  int live = 0;
+  for (struct reg *r = regs; r && !live; r = r->next)
+    for (size_t i = 0; r->live && i < r->count && !live; i++) live = r->targets[i].keep == k;
+  struct stat st;
+  if (live && fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) restore_keep(k, 0);
 }
 
 /* Checks the targets of ONLY (or of every live registration), each (directory, name) once. */
@@ -678,15 +1051,20 @@ static void check_targets(struct reg *only) {
     if (!r->live) continue;
     for (size_t i = 0; i < r->count; i++) {
       struct target *t = &r->targets[i];
+      if (t->ncomp > 1) {
+        walk_chain(t, WALK_SWEEP); /* down the chain as it is now, and its last name when reached */
+        continue;
+      }
       int seen = 0;
       for (struct reg *s = only ? only : regs; s && !seen; s = only ? NULL : s->next) {
         if (!s->live) continue;
         size_t end = s == r ? i : s->count;
         for (size_t j = 0; j < end && !seen; j++)
-          seen = s->targets[j].watch == t->watch && strcmp(s->targets[j].name, t->name) == 0;
+          seen = s->targets[j].ncomp == 1 && final_watch(&s->targets[j]) == final_watch(t) &&
+                 strcmp(final_name(&s->targets[j]), final_name(t)) == 0;
         if (s == r) break;
       }
-      if (!seen) take_and_report(t->watch, t->name);
+      if (!seen) take_and_report(final_watch(t), final_name(t));
     }
   }
 }
@@ -698,14 +1076,25 @@ static void handle_event(const struct inotify_event *ev) {
   }
   struct watch *w = find_watch(ev->wd);
   if (!w) return;
-  if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len > 0) take_and_report(w, ev->name);
-  if (ev->mask & IN_IGNORED) {
-    w->wd = -1;
-  } else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
-    /* The directory went away: its targets can no longer be created at their paths. */
-    (void)inotify_rm_watch(inotify_fd, w->wd);
-    w->wd = -1;
+  w->refs++; /* held while chains through it are followed (they may drop it) */
+  if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len > 0) {
+    follow_chains(w, ev->name);
+    take_and_report(w, ev->name);
   }
+  if ((ev->mask & (IN_DELETE | IN_MOVED_FROM)) && ev->len > 0) restore_if_kept(w, ev->name);
+  if (ev->mask & IN_IGNORED) {
+    /* The directory went away (or its watch was removed). */
+    w->wd = -1;
+    recheck_chains_through(w);
+  } else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+    /*
+     * A directory on a chain's way moved or went: it is dropped from each chain where it is no longer
+     * on the path, and the chain followed again. The watch stays while anything holds it (a target's
+     * own directory is pinned inside its sandbox; moved from elsewhere, it is followed where it went).
+     */
+    recheck_chains_through(w);
+  }
+  release_watch(w);
 }
 
 /*
@@ -730,7 +1119,7 @@ static void drain_inotify(void) {
   }
 }
 
-/* Opens and watches the directory of T; on failure returns a message (malloc'd). */
+/* Opens and watches the directory of T (its level 0); on failure returns a message (malloc'd). */
 static char *setup_watch(struct target *t) {
   char *message = NULL;
   int fd = open(t->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -738,31 +1127,15 @@ static char *setup_watch(struct target *t) {
     if (asprintf(&message, "cannot watch %s: %s", t->dir, strerror(errno)) < 0) _exit(70);
     return message;
   }
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-  /* Through the descriptor, so the directory watched is the one opened. Without /proc, by path. */
-  int wd = inotify_add_watch(inotify_fd, proc, WATCH_MASK);
-  if (wd < 0 && errno == ENOENT) wd = inotify_add_watch(inotify_fd, t->dir, WATCH_MASK);
-  if (wd < 0) {
+  struct watch *w = add_dir_watch(fd, t->dir, t->link_text ? KEEP_MASK : 0);
+  if (!w) {
     int e = errno;
-    close(fd);
     const char *hint = e == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "";
     if (asprintf(&message, "cannot watch %s: %s%s", t->dir, strerror(e), hint) < 0) _exit(70);
     return message;
   }
-  struct watch *w = find_watch(wd);
-  if (w) {
-    w->refs++;
-    close(fd);
-  } else {
-    w = xrealloc(NULL, sizeof *w);
-    w->wd = wd;
-    w->dirfd = fd;
-    w->refs = 1;
-    w->next = watches;
-    watches = w;
-  }
-  t->watch = w;
+  t->levels[0] = w;
+  t->depth = 1;
   return NULL;
 }
 
@@ -783,12 +1156,33 @@ static int valid_name(const char *name) {
   return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-static void on_add(const char *id, const char *dir, const char *name, int repository) {
+/* A relative path of single names, none of them "." or "..". */
+static int valid_relative(const char *rel) {
+  if (rel[0] == '\0' || rel[0] == '/') return 0;
+  char *copy = xstrdup(rel);
+  int ok = 1;
+  size_t n = strlen(rel);
+  if (rel[n - 1] == '/' || strstr(rel, "//")) ok = 0;
+  for (char *c = strtok(copy, "/"); c && ok; c = strtok(NULL, "/")) ok = valid_name(c);
+  free(copy);
+  return ok;
+}
+
+/* LINK: the text of a kept link (L), else NULL. */
+static void on_add(const char *id, const char *dir, const char *name, int repository, const char *link) {
   struct reg *r = find_or_add_reg(id);
   if (r->live) return; /* targets are added before G only */
-  if (!r->error && (dir[0] != '/' || !valid_name(name))) {
-    if (asprintf(&r->error, "cannot watch %s in %s: not an absolute directory and a single name", name, dir) < 0)
+  size_t ncomp = 1;
+  for (const char *c = name; *c; c++) ncomp += *c == '/';
+  int ok = dir[0] == '/' && valid_relative(name) && ncomp <= MAX_CHAIN && (!link || (ncomp == 1 && link[0]));
+  if (!ok) {
+    if (!r->error &&
+        asprintf(&r->error,
+                 "cannot watch %s in %s: not an absolute directory and a relative path of at most %d names "
+                 "(one for a kept link)",
+                 name, dir, MAX_CHAIN) < 0)
       _exit(70);
+    return;
   }
   if (r->count == r->cap) {
     r->cap = r->cap ? r->cap * 2 : 8;
@@ -800,6 +1194,51 @@ static void on_add(const char *id, const char *dir, const char *name, int reposi
   t->name = xstrdup(name);
   t->path = join_path(dir, name);
   t->repository = repository;
+  t->link_text = link ? xstrdup(link) : NULL;
+  t->ncomp = ncomp;
+  t->comps = xrealloc(NULL, ncomp * sizeof *t->comps);
+  t->way_paths = xrealloc(NULL, ncomp * sizeof *t->way_paths);
+  t->levels = xrealloc(NULL, ncomp * sizeof *t->levels);
+  t->way_reported = xrealloc(NULL, ncomp * sizeof *t->way_reported);
+  t->way_failed = xrealloc(NULL, ncomp * sizeof *t->way_failed);
+  memset(t->way_reported, 0, ncomp * sizeof *t->way_reported);
+  memset(t->way_failed, 0, ncomp * sizeof *t->way_failed);
+  char *copy = xstrdup(name);
+  size_t i = 0;
+  const char *above = dir;
+  for (char *c = strtok(copy, "/"); c; c = strtok(NULL, "/"), i++) {
+    t->comps[i] = xstrdup(c);
+    t->way_paths[i] = join_path(above, c);
+    above = t->way_paths[i];
+  }
+  free(copy);
+}
+
+/*
+ * The kept link of T (its directory watched): joins the record another live registration holds, or
+ * records the link now. Returns 1 when what is there is not the link the plan saw (missing, or another
+ * entry): it is taken away and the link made again once the registration is live.
+ */
+static int setup_keep(struct target *t) {
+  struct watch *w = t->levels[0];
+  struct keep *k = find_keep(w, t->comps[0]);
+  if (k) {
+    k->refs++;
+    t->keep = k;
+    return !k->present;
+  }
+  k = xrealloc(NULL, sizeof *k);
+  memset(k, 0, sizeof *k);
+  k->watch = w;
+  k->name = xstrdup(t->comps[0]);
+  k->text = xstrdup(t->link_text);
+  k->refs = 1;
+  k->next = keeps;
+  keeps = k;
+  t->keep = k;
+  struct stat st;
+  if (fstatat(w->dirfd, k->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_kept_link(k, w, k->name, &st)) return 0;
+  return 1;
 }
 
 static void on_go(const char *id) {
@@ -816,6 +1255,16 @@ static void on_go(const char *id) {
       _exit(70);
   }
   for (size_t i = 0; i < r->count && !message; i++) message = setup_watch(&r->targets[i]);
+  /* Down each chain as far as its directories exist now (nothing taken: no sweep at registration). */
+  for (size_t i = 0; i < r->count && !message; i++) {
+    struct target *t = &r->targets[i];
+    int e = t->ncomp > 1 ? walk_chain(t, WALK_START) : 0;
+    if (e) {
+      const char *hint = e == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "";
+      if (asprintf(&message, "cannot watch the directories on the way to %s: %s%s", t->path, strerror(e), hint) < 0)
+        _exit(70);
+    }
+  }
   if (message) {
     char *rid = xstrdup(id);
     free_reg(r);
@@ -824,20 +1273,21 @@ static void on_go(const char *id) {
     free(message);
     return;
   }
+  int changed = 0;
+  for (size_t i = 0; i < r->count; i++)
+    if (r->targets[i].link_text) changed |= setup_keep(&r->targets[i]);
   r->live = 1; /* no sweep: a name that exists now was not made by this command */
   emit(0, "R", id, NULL);
-}
-
-/* A relative path of single names, none of them "." or "..". */
-static int valid_relative(const char *rel) {
-  if (rel[0] == '\0' || rel[0] == '/') return 0;
-  char *copy = xstrdup(rel);
-  int ok = 1;
-  size_t n = strlen(rel);
-  if (rel[n - 1] == '/' || strstr(rel, "//")) ok = 0;
-  for (char *c = strtok(copy, "/"); c && ok; c = strtok(NULL, "/")) ok = valid_name(c);
-  free(copy);
-  return ok;
+  /* A link on a chain's way appeared since the plan (which resolved every link there was): taken. */
+  for (size_t i = 0; i < r->count; i++) {
+    struct target *t = &r->targets[i];
+    if (t->ncomp > 1 && t->depth < t->ncomp) walk_chain(t, WALK_WAY);
+  }
+  /* A kept link that is not what the plan saw (a sandbox changed it meanwhile): taken, made again. */
+  for (size_t i = 0; changed && i < r->count; i++) {
+    struct target *t = &r->targets[i];
+    if (t->keep && !t->keep->present) take_and_report(t->levels[0], t->comps[0]);
+  }
 }
 
 #define MAX_CHECKS 256
@@ -933,9 +1383,17 @@ static void check_repositories(struct reg *r) {
   size_t seen_count = 0;
   for (size_t i = 0; i < r->count; i++) {
     struct target *t = &r->targets[i];
-    if (!t->repository || !t->new_repo || !t->watch) continue;
-    int gfd = openat(t->watch->dirfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (gfd >= 0) check_one(r, gfd, t->path, t->dir, t->name, 0, seen, &seen_count);
+    struct watch *w = final_watch(t);
+    if (!t->repository || !t->new_repo || !w) continue;
+    int gfd = openat(w->dirfd, final_name(t), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (gfd < 0) continue;
+    /* Its work tree: the directory the chain reached (the target's own for a single name). */
+    char *worktree = xstrdup(t->path);
+    char *slash = strrchr(worktree, '/');
+    if (slash == worktree) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    check_one(r, gfd, t->path, worktree, final_name(t), 0, seen, &seen_count);
+    free(worktree);
   }
   for (struct check_request *c = r->checks; c; c = c->next) {
     int gfd = open_below(c->root, c->rel);
@@ -1001,11 +1459,12 @@ static void handle_input(void) {
       p = (size_t)(nul - in_buf) + 1;
       if (count == 1 && fields[0][0] != '\0' && fields[0][1] == '\0') {
         type = fields[0][0];
-        need = type == 'W' || type == 'V' ? 4 : type == 'C' ? 6 : type == 'G' || type == 'U' ? 2 : 1;
+        need = type == 'W' || type == 'V' ? 4 : type == 'L' ? 5 : type == 'C' ? 6 : type == 'G' || type == 'U' ? 2 : 1;
       }
     }
     pos = p;
-    if (type == 'W' || type == 'V') on_add(fields[1], fields[2], fields[3], type == 'V');
+    if (type == 'W' || type == 'V') on_add(fields[1], fields[2], fields[3], type == 'V', NULL);
+    else if (type == 'L') on_add(fields[1], fields[2], fields[3], 0, fields[4]);
     else if (type == 'G') on_go(fields[1]);
     else if (type == 'C') on_check(fields[1], fields[2], fields[3], fields[4], fields[5]);
     else if (type == 'U') on_end(fields[1]);

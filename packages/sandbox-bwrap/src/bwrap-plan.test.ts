@@ -369,15 +369,85 @@ describe('planBwrap', () => {
     );
   });
 
-  it('protects what a symlink points to and says the link itself can be replaced', () => {
+  it('keeps a protected link (the guard makes it again when replaced) and protects what it points to', () => {
     const plan = planBwrap(
       request(workspaceWrite()),
-      host({ '/w/.git': '-> /w/real-git', '/w/real-git/config': '' }),
+      host({ '/w/.git': '-> real-git', '/w/real-git/config': '', '/w/deep/dir/x': '' }),
     );
     expect(plan.argv.join(' ')).toContain('--ro-bind /w/real-git /w/real-git');
+    expect(plan.guardTargets).toContainEqual({
+      dir: '/w',
+      name: '.git',
+      link: 'real-git',
+      why: 'git directory link',
+    });
     expect(plan.notes).toContain(
-      '/w/.git is a symbolic link: what it points to is read-only, the link itself can be replaced',
+      '/w/.git is a symbolic link: it is kept (whatever a command puts in its place is taken away and the link made again), and what it points to (/w/real-git) is read-only',
     );
+    // What the link points to cannot be moved from under it: every directory up to the root is pinned.
+    const deep = planBwrap(
+      request(workspaceWrite()),
+      host({ '/w/.git': '-> deep/dir/real-git', '/w/deep/dir/real-git/config': '' }),
+    );
+    const args = deep.argv.join(' ');
+    expect(args).toContain('--ro-bind /w/deep/dir/real-git /w/deep/dir/real-git');
+    for (const dir of ['/w/deep', '/w/deep/dir']) expect(args).toContain(`--bind ${dir} ${dir} `);
+  });
+
+  it('a missing name below missing directories is one chain target from the deepest existing directory', () => {
+    const home = (entries: Record<string, string>) => ({ ...host(entries), homeDir: '/w' });
+    const fresh = planBwrap(request(workspaceWrite()), home({ '/w/.bashrc': '', '/w/.profile': '' }));
+    const targets = fresh.guardTargets.map((t) => `${t.dir} ${t.name}`);
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        '/w .config/git',
+        '/w .local/bin',
+        '/w .local/share/systemd',
+        '/w .config/fish',
+      ]),
+    );
+    // Never the shallowest missing name alone: .config and .local stay the command's to make.
+    expect(targets).not.toContain('/w .config');
+    expect(targets).not.toContain('/w .local');
+    // With .config there, the chain starts inside it (and the directory is pinned).
+    const withConfig = planBwrap(
+      request(workspaceWrite()),
+      home({ '/w/.config/': '', '/w/.local/share/': '' }),
+    );
+    const more = withConfig.guardTargets.map((t) => `${t.dir} ${t.name}`);
+    expect(more).toEqual(
+      expect.arrayContaining(['/w/.config git', '/w/.local/share systemd', '/w/.local bin']),
+    );
+    expect(withConfig.argv.join(' ')).toContain('--bind /w/.config /w/.config ');
+    // A file where a directory is needed: the chain goes through it (the guard waits for a directory).
+    const file = planBwrap(request(workspaceWrite()), home({ '/w/.config': 'not a directory' }));
+    expect(file.guardTargets.map((t) => `${t.dir} ${t.name}`)).toContain('/w .config/git');
+  });
+
+  it('a directory on the way that is a link: the link is kept and the chain starts where it leads', () => {
+    const home = (entries: Record<string, string>) => ({ ...host(entries), homeDir: '/w' });
+    const stow = planBwrap(
+      request(workspaceWrite()),
+      home({ '/w/.config': '-> dotfiles/config', '/w/dotfiles/config/nvim/init.vim': '' }),
+    );
+    const targets = stow.guardTargets.map((t) => `${t.dir} ${t.name}${t.link ? ` -> ${t.link}` : ''}`);
+    expect(targets).toContain('/w .config -> dotfiles/config');
+    expect(stow.guardTargets.find((t) => t.link)?.why).toMatch(/^the way to \/w\/\.config\/\S+: /);
+    expect(targets).toContain('/w/dotfiles/config git');
+    expect(targets).not.toContain('/w .config/git');
+    // An existing name through the link is bound at its real path, its directories pinned.
+    const args = stow.argv.join(' ');
+    expect(args).toContain('--ro-bind /w/dotfiles/config/nvim /w/dotfiles/config/nvim');
+    expect(args).toContain('--bind /w/dotfiles/config /w/dotfiles/config ');
+    // A dangling link on the way: kept, and the chain follows its text.
+    const dangling = planBwrap(request(workspaceWrite()), home({ '/w/.config': '-> gone/config' }));
+    const dangled = dangling.guardTargets.map((t) => `${t.dir} ${t.name}${t.link ? ` -> ${t.link}` : ''}`);
+    expect(dangled).toEqual(expect.arrayContaining(['/w .config -> gone/config', '/w gone/config/git']));
+    // A link that leads out of every writable root: kept; nothing can be created where it leads.
+    const out = planBwrap(request(workspaceWrite()), home({ '/w/.config': '-> /etc/xdg', '/etc/xdg/': '' }));
+    const outTargets = out.guardTargets.map((t) => `${t.dir} ${t.name}${t.link ? ` -> ${t.link}` : ''}`);
+    expect(outTargets).toContain('/w .config -> /etc/xdg');
+    expect(outTargets.some((t) => t.startsWith('/etc'))).toBe(false);
   });
 
   it('private /tmp: the session directory at /tmp first, a workspace in /tmp on top, TMPDIR=/tmp', () => {

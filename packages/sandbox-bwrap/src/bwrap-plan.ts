@@ -190,6 +190,12 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     );
   }
 
+  // The outermost writable root holding a path: every directory up to it is pinned (renaming any of
+  // them would move the path, mount points and all, and let a command build it again).
+  const ownerOf = (path: string) => writableRoots.find((w) => isUnder(path, w));
+  const guard = (target: GuardTarget) => {
+    if (!guardTargets.some((t) => t.dir === target.dir && t.name === target.name)) guardTargets.push(target);
+  };
   for (const { root, readOnly } of layout.writableRoots) {
     // The one predicate: a writable root inside a name another root protects (a --writable-root of a
     // repository's .git/hooks) is not granted; nothing re-grants a protected name.
@@ -203,30 +209,47 @@ export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPl
     }
     ops.push({ dest: root, args: ['--bind', root, root] });
     for (const carve of readOnly) {
-      if (carve.kind === 'file' || carve.kind === 'dir') {
-        pin(posix.dirname(carve.path), root);
-        ops.push({ dest: carve.path, args: ['--ro-bind', carve.path, carve.path] });
-      } else if (carve.kind === 'symlink') {
-        const target = host.fs.realpath(carve.path);
-        if (target && writableRoots.some((w) => isUnder(target, w)))
-          ops.push({ dest: target, args: ['--ro-bind', target, target] });
-        notes.push(
-          `${carve.path} is a symbolic link: what it points to is read-only, the link itself can be replaced`,
-        );
-      } else {
-        // Missing: nothing is bound (that would leave a file on the host); the host watches for it.
-        // Outside every writable root (a linked worktree's repository, say) it cannot be created.
-        const owner = [...writableRoots].reverse().find((w) => isUnder(carve.path, w));
-        const missing = owner && firstMissing(carve.path, owner, host.fs);
-        if (!owner || !missing) continue;
-        const dir = posix.dirname(missing);
-        const name = posix.basename(missing);
-        // Below a file nothing can be created at all.
-        if (host.fs.kind(dir) !== 'dir') continue;
+      // The path as the kernel resolves it, one name at a time: every link on the way that lies in a
+      // writable root is kept (a command could otherwise replace it and lead the path elsewhere), and
+      // the directories the path goes through are pinned.
+      const way = resolveWay(carve.path, host.fs);
+      for (const link of way.links) {
+        const owner = ownerOf(link.dir);
+        if (!owner) continue;
+        pin(link.dir, owner);
+        const at = posix.join(link.dir, link.name);
+        const why = at === carve.path ? carve.why : `the way to ${carve.path}: ${carve.why}`;
+        guard({ dir: link.dir, name: link.name, link: link.text, why });
+      }
+      const end = way.end;
+      if (end.kind === 'exists') {
+        const owner = ownerOf(end.real);
+        if (!owner || end.real === owner) continue;
+        pin(posix.dirname(end.real), owner);
+        // (A path through a link and the path it leads to are both carve-outs: bound once.)
+        push({ dest: end.real, args: ['--ro-bind', end.real, end.real] });
+        if (carve.kind === 'symlink')
+          notes.push(
+            `${carve.path} is a symbolic link: it is kept (whatever a command puts in its place is taken away and the link made again), and what it points to (${end.real}) is read-only`,
+          );
+      } else if (end.kind === 'missing') {
+        // Missing: nothing is bound (that would leave a file on the host); the host watches for it,
+        // following the directories on the way as they appear (a chain: `.config/git` in a home with
+        // no `.config`), and takes away the last name only. Outside every writable root (a linked
+        // worktree's repository, say) it cannot be created.
+        const owner = ownerOf(end.anchor);
+        if (!owner) continue;
+        const name = end.rest.join('/');
         // A work tree's `.git`: a directory there (git init, git clone) is checked after the command.
-        if (!guardTargets.some((t) => t.dir === dir && t.name === name))
-          guardTargets.push({ dir, name, why: carve.why, ...(name === '.git' ? { repository: true } : {}) });
-        pin(dir, owner);
+        guard({
+          dir: end.anchor,
+          name,
+          why: carve.why,
+          ...(end.rest.at(-1) === '.git' ? { repository: true } : {}),
+        });
+        pin(end.anchor, owner);
+      } else if (carve.kind === 'symlink') {
+        notes.push(`${carve.path} is a symbolic link that ux could not follow (${end.reason})`);
       }
     }
   }
@@ -526,15 +549,66 @@ export function launcherArgv(
   ];
 }
 
-/** The shallowest component of `path` below `root` that does not exist. */
-function firstMissing(path: string, root: string, fs: FsView): string | undefined {
-  const parts = posix.relative(root, path).split('/');
-  let current = root;
-  for (const part of parts) {
-    current = posix.join(current, part);
-    if (fs.kind(current) === undefined) return current;
+/** Where a path leads, name by name, as the kernel would resolve it (`resolveWay`). */
+export interface ResolvedWay {
+  /** The symbolic links met on the way (the path's own last name included), in order. */
+  links: { dir: string; name: string; text: string }[];
+  end:
+    | { kind: 'exists'; real: string }
+    /** `anchor`: the deepest existing directory; `rest`: the names below it (the first is missing, or a file). */
+    | { kind: 'missing'; anchor: string; rest: string[] }
+    | { kind: 'unresolved'; reason: string };
+}
+
+/** How many links a path may go through (the kernel's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Resolves an absolute path one name at a time without trusting any link: each symbolic link met is
+ * recorded with its directory (canonical) and text, then followed. Ends at the real entry, or at the
+ * deepest existing directory and the names below it when something on the way is missing or is a file.
+ */
+export function resolveWay(path: string, fs: FsView): ResolvedWay {
+  const links: ResolvedWay['links'] = [];
+  let parts = path.split('/').filter((part) => part !== '' && part !== '.');
+  let current = '/';
+  let hops = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === '..') {
+      current = posix.dirname(current);
+      continue;
+    }
+    const next = posix.join(current, part);
+    const kind = fs.kind(next);
+    if (kind === 'dir') {
+      current = next;
+      continue;
+    }
+    if (kind === 'symlink') {
+      if (++hops > MAX_LINKS) return { links, end: { kind: 'unresolved', reason: 'too many links' } };
+      let text = fs.readlink?.(next);
+      if (text === undefined) {
+        // No readlink: the link's resolved target, when it exists, stands for its text.
+        text = fs.realpath(next);
+        if (text === undefined) return { links, end: { kind: 'unresolved', reason: 'a dangling link' } };
+      }
+      if (!links.some((link) => link.dir === current && link.name === part))
+        links.push({ dir: current, name: part, text });
+      if (text.startsWith('/')) current = '/';
+      parts = [...text.split('/').filter((p) => p !== '' && p !== '.'), ...parts.slice(i + 1)];
+      i = -1;
+      continue;
+    }
+    if (kind !== undefined && i === parts.length - 1) return { links, end: { kind: 'exists', real: next } };
+    // Missing, or a file where a directory is needed: nothing below it exists. The names from here
+    // on are what a command would create; one after a `..` is cut there (the name before it is then
+    // the last: taking it away is the safe side).
+    const rest = parts.slice(i);
+    const up = rest.indexOf('..');
+    return { links, end: { kind: 'missing', anchor: current, rest: up === -1 ? rest : rest.slice(0, up) } };
   }
-  return undefined;
+  return { links, end: { kind: 'exists', real: current } };
 }
 
 /**

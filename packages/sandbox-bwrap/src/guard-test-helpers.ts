@@ -1,6 +1,6 @@
 // Helpers of the path guard's integration tests (not exported by the package).
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxNotice } from '@ux/protocol/core';
@@ -72,4 +72,18 @@ export function treeOf(dir: string): string[] {
   };
   if (existsSync(dir)) walk(dir, '');
   return found.sort();
+}
+
+/**
+ * Returns once `guard` has handled every file event that came before this call: a name watched in a
+ * directory of its own is created and waited for, and the guard reads its one inotify queue in order.
+ * Instead of a pause before checking that something was left alone.
+ */
+export async function settled(guard: PathGuard, scratch: string): Promise<void> {
+  const dir = mkdtempSync(join(scratch, 'barrier-'));
+  const { notices, onNotice } = collector();
+  const watch = await guard.watch([{ dir, name: '.barrier', why: 'a barrier' }], onNotice);
+  writeFileSync(join(dir, '.barrier'), 'barrier');
+  await waitFor(() => notices.length === 1, 'the barrier to be taken away');
+  await watch.stop();
 }

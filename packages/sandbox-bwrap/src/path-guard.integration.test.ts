@@ -450,12 +450,20 @@ describe('ux-path-guard through createPathGuard', () => {
     await settled(guard);
     expect(exists(join(ws, '.codex'))).toBe(true);
 
-    // A bad target is refused before anything is sent.
+    // A bad target is refused before anything is sent: a relative directory, a name with an empty,
+    // "." or ".." component (a chain is a relative path of names), a kept link of several names.
+    const badTarget = /relative path of at most 32 names \(one for a kept link\) in an absolute directory/;
     await expect(guard.watch([{ dir: 'relative', name: '.git', why: WHY_GIT }], onNotice)).rejects.toThrow(
-      /single name in an absolute directory/,
+      badTarget,
     );
-    await expect(guard.watch([{ dir: ws, name: 'a/b', why: WHY_GIT }], onNotice)).rejects.toThrow(
-      /single name in an absolute directory/,
+    for (const name of ['a//b', 'a/../b', './a', 'a/', '/a'])
+      await expect(guard.watch([{ dir: ws, name, why: WHY_GIT }], onNotice)).rejects.toThrow(badTarget);
+    await expect(guard.watch([{ dir: ws, name: 'a/b', link: 'x', why: WHY_GIT }], onNotice)).rejects.toThrow(
+      badTarget,
+    );
+    const tooLong = Array.from({ length: 33 }, (_, i) => `d${i}`).join('/');
+    await expect(guard.watch([{ dir: ws, name: tooLong, why: WHY_GIT }], onNotice)).rejects.toThrow(
+      badTarget,
     );
 
     const watch = await guard.watch([{ dir: ws, name: '.git', why: WHY_GIT }], onNotice);

@@ -1,11 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readableText, type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
 
-/** A protected name that does not exist yet: the entry `name` directly inside the directory `dir`. */
+/**
+ * A protected name the guard keeps a command from creating: the entry `name` inside the directory
+ * `dir`. `name` may be a relative path of several names below `dir` (a chain, `.config/git` in a home
+ * with no `.config`): the guard watches the deepest directory of it that exists and follows each next
+ * name that appears as a directory (never taking those away), until the last one, which it takes away.
+ * A name on the way that appears as a link is taken away. With `link`, the name exists as a symbolic
+ * link: it is kept, and anything else that appears under its name is taken away (docs/protected-paths.md).
+ */
 export interface GuardTarget {
   /** An existing directory, absolute. */
   dir: string;
-  /** A single path component. */
+  /** One name, or a relative path of names (at most `GUARD_MAX_CHAIN`; one with `link`). */
   name: string;
   /** The threat, for the message: "git would run its hooks", say. */
   why: string;
@@ -15,7 +22,16 @@ export interface GuardTarget {
    * file or a link it is taken away like any target.
    */
   repository?: boolean;
+  /**
+   * The name exists as a symbolic link with this text (as `readlink` gives it): the link is left
+   * alone, and when it is moved away, removed or replaced, whatever took its place is taken away and
+   * the guard makes the link again with this text (never over an entry that is there).
+   */
+  link?: string;
 }
+
+/** How many names a chain target may have. */
+export const GUARD_MAX_CHAIN = 32;
 
 /**
  * A git directory a command created in a place the guard did not watch (`git clone url vendor/x`),
@@ -101,7 +117,7 @@ export const QUARANTINE_MAX_BYTES = 64 * 1024 * 1024;
 
 const BACKEND = 'bwrap';
 /** How many fields each record of the guard has, its type included. */
-const FIELDS: Record<string, number> = { R: 2, E: 3, D: 2, Q: 4, X: 4, F: 4, S: 4, K: 6, P: 6 };
+const FIELDS: Record<string, number> = { R: 2, E: 3, D: 2, Q: 4, X: 4, F: 4, S: 4, K: 6, P: 6, B: 4 };
 const CLOSE_GRACE_MS = 3_000;
 
 type RegistrationState = 'pending' | 'live' | 'stopping' | 'done';
@@ -109,7 +125,10 @@ type RegistrationState = 'pending' | 'live' | 'stopping' | 'done';
 interface Registration {
   id: string;
   targets: readonly GuardTarget[];
+  /** The threat of each path the guard may report: targets, and the names on a chain's way. */
   whyByPath: Map<string, string>;
+  /** The text of each kept link, by path. */
+  linkByPath: Map<string, string>;
   onNotice: (notice: SandboxNotice) => void;
   state: RegistrationState;
   resolve: (watch: GuardWatch) => void;
@@ -138,6 +157,26 @@ interface Instance {
 function mebibytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return `${mib >= 10 || Number.isInteger(mib) ? Math.round(mib) : mib.toFixed(1)} MiB`;
+}
+
+/**
+ * The threat of every path the guard may report for `targets`: each target's own, and each name on a
+ * chain's way (taken away when it appears as a link).
+ */
+function whyByPath(targets: readonly GuardTarget[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const target of targets) {
+    const path = guardTargetPath(target);
+    const names = target.name.split('/');
+    let at = target.dir;
+    for (const name of names.slice(0, -1)) {
+      at = guardTargetPath({ dir: at, name });
+      if (!map.has(at))
+        map.set(at, `a link where ux follows the way to ${readableText(path)}: ${target.why}`);
+    }
+    map.set(path, target.why);
+  }
+  return map;
 }
 
 /** The entry's full path, as the guard reports it. */
@@ -222,7 +261,17 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
         // The paths are the command's choice (a name under a directory it made): escapes in the
         // message, never control characters; `path` and `movedTo` stay as they are (data).
         const shown = readableText(a);
-        if (type === 'Q') {
+        const link = registration.linkByPath.get(a);
+        if (link !== undefined && type !== 'F') {
+          const where =
+            type === 'Q' ? `moved what it put there to ${readableText(b)}` : 'removed what it put there';
+          deliver(registration, {
+            kind: 'protected_path_undone',
+            path: a,
+            ...(type === 'Q' ? { movedTo: b } : {}),
+            message: `the command replaced ${shown}, a link to ${readableText(link)} (${why}); a sandboxed command may not change it, so ux ${where} and put the link back.`,
+          });
+        } else if (type === 'Q') {
           deliver(registration, {
             kind: 'protected_path_undone',
             path: a,
@@ -251,6 +300,27 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
             message: `the command created the git repository ${shown}: ${readableText(b)}. Look at its config and hooks before running git there.`,
           });
         }
+        return;
+      }
+      case 'B': {
+        if (registration.state !== 'live' && registration.state !== 'stopping') return;
+        const why = registration.whyByPath.get(a) ?? 'a protected path';
+        const link = readableText(registration.linkByPath.get(a) ?? '');
+        deliver(
+          registration,
+          b === ''
+            ? {
+                kind: 'protected_path_undone',
+                path: a,
+                message: `the command moved or removed ${readableText(a)}, a link to ${link} (${why}); a sandboxed command may not change it, so ux put the link back.`,
+              }
+            : {
+                kind: 'protected_path_undone',
+                path: a,
+                error: b,
+                message: `the command moved or removed ${readableText(a)}, a link to ${link} (${why}), and ux could not put the link back: ${readableText(b)}. Put it back before the next login or git command.`,
+              },
+        );
         return;
       }
       case 'S': {
@@ -423,10 +493,16 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
     onNotice: (notice: SandboxNotice) => void,
   ): Promise<GuardWatch> {
     for (const target of targets) {
-      const bad = [target.dir, target.name].some((field) => field.includes('\0'));
-      if (bad || !target.dir.startsWith('/') || target.name === '' || target.name.includes('/')) {
+      const names = target.name.split('/');
+      const bad =
+        [target.dir, target.name, target.link ?? ''].some((field) => field.includes('\0')) ||
+        !target.dir.startsWith('/') ||
+        names.length > GUARD_MAX_CHAIN ||
+        names.some((name) => name === '' || name === '.' || name === '..') ||
+        (target.link !== undefined && (names.length !== 1 || target.link === ''));
+      if (bad) {
         throw unavailable(
-          `cannot watch ${JSON.stringify(target.name)} in ${JSON.stringify(target.dir)}: a guard target is a single name in an absolute directory`,
+          `cannot watch ${JSON.stringify(target.name)} in ${JSON.stringify(target.dir)}: a guard target is a relative path of at most ${GUARD_MAX_CHAIN} names (one for a kept link) in an absolute directory`,
         );
       }
     }
@@ -437,7 +513,12 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
       instance.regs.set(id, {
         id,
         targets,
-        whyByPath: new Map(targets.map((target) => [guardTargetPath(target), target.why])),
+        whyByPath: whyByPath(targets),
+        linkByPath: new Map(
+          targets.flatMap((target) =>
+            target.link === undefined ? [] : [[guardTargetPath(target), target.link] as const],
+          ),
+        ),
         onNotice,
         state: 'pending',
         resolve,
@@ -447,7 +528,11 @@ export function createPathGuard(options: PathGuardOptions): PathGuard {
       });
       setWaiting(instance, 1);
       send(instance, [
-        ...targets.map((target) => [target.repository ? 'V' : 'W', id, target.dir, target.name]),
+        ...targets.map((target) =>
+          target.link !== undefined
+            ? ['L', id, target.dir, target.name, target.link]
+            : [target.repository ? 'V' : 'W', id, target.dir, target.name],
+        ),
         ['G', id],
       ]);
     });

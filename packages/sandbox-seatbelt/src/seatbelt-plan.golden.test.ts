@@ -279,7 +279,7 @@ const CASES: GoldenCase[] = [
   },
   {
     name: 'home-in-root',
-    what: 'the home directory is a writable root: its start-up files, ~/.ssh and the other names that run code stay read-only; missing ones cannot be created where their parent exists (~/.config, ~/.local), and ~/.local/bin on PATH is read-only',
+    what: 'the home directory is a writable root: its start-up files, ~/.ssh and the other names that run code stay read-only; missing ones cannot be created, also below directories that do not exist (~/.m2/settings.xml: the missing ~/.m2 is then a parent that cannot be created either, Seatbelt cannot follow it), and ~/.local/bin on PATH is read-only',
     files: {
       ...MAC,
       '/Users/me/.bash_profile': '',

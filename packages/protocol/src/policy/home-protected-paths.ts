@@ -3,14 +3,16 @@
  * sandbox: the user's next login, their shell, git, ssh, editors, package managers and desktop. When
  * a writable root contains the home directory, each of these stays read-only; the ones marked `guard`
  * are also kept from being created (a shell reads the first of several start-up files, so a missing one
- * can be planted). A name below a directory that does not exist is not guarded: the guard would have
- * to take away the directory itself (`.config`), which ordinary tools create.
+ * can be planted), also below directories that do not exist yet: with no `.config`, `mkdir -p
+ * ~/.config/git` still works, and `git` is taken away as it appears (the directories on the way are
+ * never taken: ordinary tools create `.config` and `.local`). A name that exists as a symbolic link
+ * (stow-style dotfiles) is kept: whatever replaces it is taken away and the link made again.
  */
 export interface HomeProtectedName {
   /** Relative to the home directory. */
   name: string;
   why: string;
-  /** Kept from being created when missing (its parent exists). */
+  /** Kept from being created when missing, wherever its parent is (or is not yet). */
   guard: boolean;
 }
 

@@ -119,13 +119,35 @@ export function protectedPaths(
     if (kind === undefined && !blockWhenMissing) return;
     seen.add(path);
     found.push({ path, kind: kind === undefined ? 'missing' : kind === 'other' ? 'file' : kind, why });
+    // The same entry where the kernel reaches it, when a link leads there (the entry itself a link,
+    // stow-style `~/.bashrc -> dotfiles/bashrc`, or one on the way, `~/.config -> dotfiles/config`):
+    // protected too when it lies in this root, since the door's writers compare canonical paths.
+    if (api === posix) {
+      const real = canonical(path, { kind });
+      if (real !== path && homeInside(real, root, api)) add(real, why, blockWhenMissing);
+    }
+  };
+  // Canonical paths, one directory at a time and remembered (most entries share their parents, and
+  // most are missing: a realpath() of each would cost a failed call per missing level).
+  const canonicalDirs = new Map<string, string>();
+  const canonical = (path: string, given?: { kind: ReturnType<FsView['kind']> }): string => {
+    const known = canonicalDirs.get(path);
+    if (known !== undefined) return known;
+    const parent = posix.dirname(path);
+    let real: string;
+    if (parent === path) real = path;
+    else if ((given ? given.kind : fs.kind(path)) === 'symlink')
+      real = fs.realpath(path) ?? posix.join(canonical(parent), posix.basename(path));
+    else real = posix.join(canonical(parent), posix.basename(path));
+    canonicalDirs.set(path, real);
+    return real;
   };
 
   // What a configuration points git at (a hooks directory, an included file, a program) is as
-  // powerful as the configuration itself: protected when it lies in this root.
+  // powerful as the configuration itself: protected when it lies in this root (also below directories
+  // that do not exist yet: a backend that watches follows them as they appear).
   const inRoot: Add = (path, why, blockWhenMissing) => {
-    if (homeInside(path, root, api) && fs.kind(api.dirname(path)) !== undefined)
-      add(path, why, blockWhenMissing);
+    if (homeInside(path, root, api)) add(path, why, blockWhenMissing);
   };
   const where = { fs, add, inRoot, api, pathStyle: options.pathStyle, homeDir: options.homeDir };
   protectWorkTree(root, where, true);
@@ -170,10 +192,10 @@ export function protectedPaths(
   const home = options.homeDir;
   if (home && homeInside(home, root, api)) {
     for (const { name, why, guard } of HOME_PROTECTED_NAMES) {
-      const path = api.join(home, name);
-      // A missing name is guarded only where its parent exists: otherwise the guard would take away
-      // the parent (`.config`, `.local`), which ordinary tools create.
-      add(path, why, guard && fs.kind(api.dirname(path)) === 'dir');
+      // A missing name is guarded also below directories that do not exist (`.config/git` with no
+      // `.config`): the directories on the way are ordinary and stay writable (bubblewrap's guard
+      // follows them as they appear and takes away only the name itself).
+      add(api.join(home, name), why, guard);
     }
     for (const dir of options.pathDirectories ?? []) {
       if (api.isAbsolute(dir) && dir !== home && isBelow(api.normalize(dir), home, api))

@@ -110,7 +110,8 @@ describe('protectedPaths', () => {
         pathDirectories: ['/home/u/tools/bin', '/usr/bin', 'relative/bin'],
       }),
     ).filter((line) => !line.includes('/.git/'));
-    // Existing names are read-only; missing ones are guarded where their parent exists.
+    // Existing names are read-only; missing ones are guarded, also below directories that do not
+    // exist yet (.gradle, .m2, .config/pip's .config here exists).
     expect(lines).toEqual(
       expect.arrayContaining([
         'file /home/u/.bashrc',
@@ -127,19 +128,63 @@ describe('protectedPaths', () => {
         'missing /home/u/bin',
         'missing /home/u/.npmrc',
         'missing /home/u/.vimrc',
+        'missing /home/u/.gradle/init.d',
+        'missing /home/u/.m2/settings.xml',
+        'missing /home/u/.local/share/systemd',
         'dir /home/u/.ssh',
         'dir /home/u/.cargo/bin',
         'dir /home/u/tools/bin',
       ]),
     );
-    // Not guarded: a name below a missing directory (the guard would take the directory away), the
-    // tool homes installers create, and PATH directories outside the home.
-    expect(lines.some((line) => line.includes('.gradle/'))).toBe(false);
+    // Not guarded: the tool homes installers create (also below a missing directory), and PATH
+    // directories outside the home.
     expect(lines).not.toContain('missing /home/u/.nvm');
+    expect(lines).not.toContain('missing /home/u/.cargo/env');
     expect(lines.some((line) => line.includes('/usr/bin') || line.includes('relative'))).toBe(false);
     expect(summary(protectedPaths('/home/u/project', fs, { homeDir: '/home/u', metadataDirs: [] }))).toEqual([
       'missing /home/u/project/.git',
     ]);
+  });
+
+  it('protects what a protected link, or a link on the way to a protected name, leads to inside the root', () => {
+    const fs = memoryFsView({
+      '/h/.bashrc': '-> dotfiles/bashrc',
+      '/h/dotfiles/bashrc': '# mine',
+      '/h/.config': '-> dotfiles/config',
+      '/h/dotfiles/config/nvim/': '',
+      '/h/.gitconfig': '-> /elsewhere/gitconfig',
+      '/elsewhere/gitconfig': '',
+    });
+    const lines = summary(protectedPaths('/h', fs, { homeDir: '/h', metadataDirs: [] }));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'symlink /h/.bashrc',
+        'file /h/dotfiles/bashrc',
+        'dir /h/.config/nvim',
+        'dir /h/dotfiles/config/nvim',
+        'missing /h/.config/git',
+        'missing /h/dotfiles/config/git',
+        'symlink /h/.gitconfig',
+      ]),
+    );
+    // What a link leads to outside the root is not this root's to protect.
+    expect(lines.some((line) => line.includes('/elsewhere'))).toBe(false);
+    // The door's writers compare canonical paths: those are protected too.
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [{ path: { type: 'special', value: 'cwd' }, access: 'write' }],
+        },
+        network: 'restricted',
+      },
+      { cwd: '/h' },
+      fs,
+      { homeDir: '/h' },
+    );
+    expect(protectedEntryFor(layout, '/h/dotfiles/bashrc')?.why).toMatch(/start-up file/);
+    expect(protectedEntryFor(layout, '/h/dotfiles/config/git/config')?.why).toMatch(/git configuration/);
+    expect(protectedEntryFor(layout, '/h/dotfiles/other')).toBeUndefined();
   });
 
   it('protects the git surface of repositories found at the start inside the root, not a missing one', () => {
