@@ -479,6 +479,36 @@ describe('protectedEntryFor (the one predicate)', () => {
     expect(protectedEntryFor(layout, '/tmp/other.txt')).toBeUndefined();
   });
 
+  it('does the same inside $TMPDIR (a tmpdir entry), for every protected name', () => {
+    const fs = memoryFsView({ '/var/t/ws/.git/config': '', '/var/t/ws/.git/hooks/': '' });
+    const layout = resolveSandboxLayout(
+      {
+        fileSystem: {
+          kind: 'restricted',
+          entries: [
+            { path: { type: 'special', value: 'root' }, access: 'read' },
+            { path: { type: 'special', value: 'cwd' }, access: 'write' },
+            { path: { type: 'special', value: 'tmpdir' }, access: 'write' },
+          ],
+        },
+        network: 'restricted',
+      },
+      { cwd: '/var/t/ws', tmpdir: '/var/t' },
+      fs,
+    );
+    expect(layout.writableRoots.map((root) => root.root)).toEqual(['/var/t', '/var/t/ws']);
+    for (const name of [
+      '.git/config',
+      '.git/config.worktree',
+      '.git/hooks/pre-commit',
+      '.git/commondir',
+      '.ux/x',
+      '.codex/config.toml',
+      '.agents/s.md',
+    ])
+      expect(protectedEntryFor(layout, `/var/t/ws/${name}`), name).toBeDefined();
+  });
+
   it('does the same under a --writable-root parent', () => {
     const layout = resolveSandboxLayout(
       workspaceWrite([{ type: 'path', path: '/parent' }]),
