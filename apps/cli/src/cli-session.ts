@@ -31,7 +31,6 @@ import { defaultWrapperPath, locateZshFork } from '@ux/zsh-fork';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
 import type { ShippedBackendOptions } from './sandbox-backends.js';
-import { protectSession } from './session-protection.js';
 
 /** What the command line chose for this run. */
 export interface SessionFlags {
@@ -198,7 +197,7 @@ export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution)
  */
 export function effectivePolicyFor(
   session: CliSession,
-  place: { cwd: string; homeDir?: string; env?: NodeJS.ProcessEnv },
+  place: { cwd: string; homeDir?: string },
 ): EffectivePolicy {
   const { settings } = session;
   const mode = settings.sandboxMode;
@@ -225,7 +224,7 @@ export function effectivePolicyFor(
   refuseRemoteNetwork(settings);
   const homeDir = place.homeDir ?? homedir();
   const sockets = settings.allowUnixSockets.map((entry) => entry.path);
-  const sandboxed: EffectivePolicy = {
+  return {
     fileSystem: {
       ...policy.fileSystem,
       entries: [
@@ -236,9 +235,6 @@ export function effectivePolicyFor(
     network: NETWORK_POLICY[settings.network.mode],
     ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
   };
-  // ux's own state, a private /tmp and the repositories found now (docs/threat-model.md).
-  return protectSession(sandboxed, session, { cwd: place.cwd, homeDir, env: place.env ?? process.env })
-    .policy;
 }
 
 const NETWORK_POLICY = { off: 'restricted', on: 'enabled', domains: 'proxied' } as const;

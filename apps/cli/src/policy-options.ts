@@ -7,6 +7,7 @@ import { type CliSession, effectivePolicyFor, loadCliSession, type SessionFlags 
 import type { Io } from './io.js';
 import { asUsageError, parseConfigArguments } from './parse-config-arguments.js';
 import { oneOf } from './parse-options.js';
+import { protectSession } from './session-protection.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -134,7 +135,7 @@ export function loadPolicySession(io: Io, flags: SessionFlags, helpCommand: stri
 }
 
 /**
- * The session's effective policy (`effectivePolicyFor`), checked against the flags first:
+ * The session's effective policy (`effectivePolicyFor`, protected by `protectSession`), checked against the flags first:
  * `--writable-root` needs workspace-write. Contradictions between flags and the resolved mode are usage
  * errors; between the config files and the mode, `ConfigError`s.
  */
@@ -150,7 +151,12 @@ export function sessionPolicy(
       context.helpCommand,
     );
   try {
-    return effectivePolicyFor(session, { cwd: context.cwd, homeDir: homeOf(context.env), env: context.env });
+    const homeDir = homeOf(context.env);
+    const policy = effectivePolicyFor(session, { cwd: context.cwd, homeDir });
+    // A sandboxed session also keeps ux's own state, the host's /tmp and the repositories found now out
+    // of the sandbox's reach (docs/threat-model.md).
+    if (policy.fileSystem.kind !== 'restricted') return policy;
+    return protectSession(policy, session, { cwd: context.cwd, homeDir, env: context.env }).policy;
   } catch (error) {
     if (UxError.isInstance(error) && error.code === 'invalid_arguments')
       throw new UsageError(error.message, context.helpCommand);
