@@ -96,10 +96,12 @@ export type {
   SpecialPathName,
 } from './policy/file-system-policy.js';
 export {
+  createRepositoryScanCache,
   FIND_REPOSITORIES_MAX_DIRECTORIES,
   type FindRepositoriesOptions,
   type FoundRepositories,
   findRepositories,
+  type RepositoryScanCache,
 } from './policy/find-repositories.js';
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';

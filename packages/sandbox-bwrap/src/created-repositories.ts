@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { posix } from 'node:path';
 import {
+  createRepositoryScanCache,
   type EffectivePolicy,
   type FindRepositoriesOptions,
   findRepositories,
@@ -70,6 +71,8 @@ export interface CreatedRepositoriesOptions {
 
 export function trackCreatedRepositories(options: CreatedRepositoriesOptions): CreatedRepositories {
   const remembered = new Set<string>();
+  // The search runs after every command: a directory whose change time has not moved is not read again.
+  const cache = createRepositoryScanCache();
 
   return {
     get known() {
@@ -97,7 +100,7 @@ export function trackCreatedRepositories(options: CreatedRepositoriesOptions): C
       const roots = layout.writableRoots.map(({ root }) => root).filter((root) => root !== '/');
       const result: RepositoryScan = { checks: [], workTrees: [], directories: 0, truncated: false };
       if (roots.length === 0) return result;
-      const found = findRepositories(roots, options.scan);
+      const found = findRepositories(roots, options.scan, cache);
       result.directories = found.directories;
       result.truncated = found.truncated;
       // What this command's plan protected: its roots and `knownRepositories` (the remembered ones it

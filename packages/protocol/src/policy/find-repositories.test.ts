@@ -53,3 +53,29 @@ describe('findRepositories', () => {
     expect(found.repositories).toEqual([]);
   });
 });
+
+describe('findRepositories with a cache', () => {
+  it('reads a directory again only when its change time moved, and finds what was added there', async () => {
+    const { utimesSync, statSync } = await import('node:fs');
+    const { createRepositoryScanCache } = await import('./find-repositories.js');
+    const root = tree(['a/b/', 'c/']);
+    // Settled: the cache only trusts directories changed more than a second ago.
+    const old = new Date(Date.now() - 60_000);
+    const cache = createRepositoryScanCache();
+    for (const dir of ['a/b', 'a', 'c', '.']) utimesSync(join(root, dir), old, old);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(findRepositories([root], {}, cache).repositories).toEqual([]);
+    const cachedCtime = cache.entries.get(join(root, 'a/b'))!.ctimeMs;
+    expect(findRepositories([root], {}, cache).repositories).toEqual([]);
+    expect(cache.entries.get(join(root, 'a/b'))!.ctimeMs).toBe(cachedCtime);
+    // A new .git deep down, its directory's modification time set back as a command could: the change
+    // time moved all the same, so the scan reads it again and finds it.
+    const cachedMtime = statSync(join(root, 'a/b')).mtimeMs;
+    mkdirSync(join(root, 'a/b/.git'));
+    utimesSync(join(root, 'a/b'), old, old);
+    expect(statSync(join(root, 'a/b')).mtimeMs).toBe(cachedMtime);
+    // Settled again, so only the change time can tell.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(findRepositories([root], {}, cache).repositories).toEqual([join(root, 'a/b')]);
+  });
+});
