@@ -107,6 +107,9 @@ export async function interceptApplyPatch(
       text: `Wall time: 0.0000 seconds\nOutput:\n${text}`,
       success: true,
       result: {
+        result_version: 1,
+        status: 'exited',
+        exit_code: 0,
         wall_time_seconds: 0,
         output: text,
         output_bytes: Buffer.byteLength(text),

@@ -1,4 +1,4 @@
-import { type ExecResult, readableText } from '@ux/protocol/core';
+import { EXEC_RESULT_VERSION, type ExecResult, readableText } from '@ux/protocol/core';
 import { CollectedOutput } from './collected-output.js';
 
 /** Six random lowercase hex characters: a label for one piece of output, not a secret. */
@@ -47,6 +47,8 @@ export function renderResponseText(parts: ResponseParts): string {
  */
 export function renderStructured(parts: ResponseParts): ExecResult {
   return {
+    result_version: EXEC_RESULT_VERSION,
+    status: parts.exitCode !== undefined ? 'exited' : 'running',
     ...(parts.chunkId !== '' ? { chunk_id: parts.chunkId } : {}),
     wall_time_seconds: Number((parts.wallTimeMs / 1000).toFixed(4)),
     ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),

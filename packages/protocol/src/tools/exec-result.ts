@@ -1,16 +1,62 @@
 import * as z from 'zod/v4';
 
+/** The version of the result contract below; it changes only when a field changes meaning or goes. */
+export const EXEC_RESULT_VERSION = 1;
+
+/** What became of the call. */
+export const execResultStatuses = ['exited', 'running', 'refused', 'failed', 'interrupted'] as const;
+export type ExecResultStatus = (typeof execResultStatuses)[number];
+
+/** What kind of thing the sandbox (or the network proxy) blocked. */
+export const sandboxDenialKinds = [
+  'file_write',
+  'file_read',
+  'network',
+  'dns',
+  'listen',
+  'proxy',
+  'process',
+] as const;
+export type SandboxDenialKind = (typeof sandboxDenialKinds)[number];
+
+/** Who or what decided a refusal. */
+export const refusalDeciders = ['person', 'client', 'reviewer', 'rule', 'policy', 'nobody'] as const;
+export type RefusalDecider = (typeof refusalDeciders)[number];
+
 // Built on first use (`z.lazy`): a process that never validates results does not pay for it at start-up.
-/** The structured result of `exec_command` and `write_stdin` (the model reads a text rendering of it). */
+/**
+ * The structured result of every call (`exec_command`, `write_stdin`, `shell_command`, an intercepted
+ * `apply_patch`), refusals and failures included: the source of the text the model reads, which is
+ * rendered from it. Agents pass one or the other to their models (Codex and Claude Code this, Gemini
+ * the text), so whatever a model needs to act is here. docs/reference/result.md explains each field.
+ */
 export const execResultSchema = z.lazy(() =>
   z.object({
+    result_version: z
+      .literal(EXEC_RESULT_VERSION)
+      .describe('The version of this contract (docs/reference/result.md).'),
+    status: z
+      .enum(execResultStatuses)
+      .describe(
+        'exited: the process ended (exit_code); running: it is still running (session_id); refused: nothing ran (refusal says why); failed: the call could not be carried out (error says why); interrupted: the wait was stopped, the process keeps running.',
+      ),
+    command: z
+      .string()
+      .optional()
+      .describe('The command exactly as the call gave it (cmd, or the patch invocation); absent for write_stdin.'),
     chunk_id: z
       .string()
       .optional()
       .describe('Six lowercase hex characters identifying this piece of output.'),
-    wall_time_seconds: z.number().describe('Time spent waiting in this call.'),
+    wall_time_seconds: z
+      .number()
+      .describe('Time from the moment the call started to its answer, approvals and sandbox set-up included.'),
     exit_code: z.number().int().optional().describe('Present once the process has exited.'),
-    session_id: z.number().int().optional().describe('Present while the process is still running.'),
+    session_id: z
+      .number()
+      .int()
+      .optional()
+      .describe('Present while the process is still running: poll or write to it with write_stdin.'),
     original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
     output_bytes: z
       .number()
@@ -22,6 +68,10 @@ export const execResultSchema = z.lazy(() =>
       .int()
       .optional()
       .describe('Lines the process printed in this wait, all of them.'),
+    output_truncated: z
+      .boolean()
+      .optional()
+      .describe('True when output shows only the head and tail, the middle marked as dropped.'),
     sandbox_notices: z
       .array(z.string())
       .optional()
@@ -31,9 +81,42 @@ export const execResultSchema = z.lazy(() =>
     sandbox_denied: z
       .boolean()
       .optional()
-      .describe(
-        'True when the sandbox blocked the command and it was not run again: exit code and output are those of the blocked run.',
-      ),
+      .describe('True when the sandbox (or the network proxy) blocked something this command tried: see denial.'),
+    denial: z
+      .object({
+        kind: z.enum(sandboxDenialKinds),
+        message: z.string().describe('What was blocked and why, in one sentence.'),
+        path: z.string().optional().describe('The file or directory, when one was named.'),
+        host: z.string().optional().describe('The host, for network and proxy denials.'),
+        reason: z
+          .string()
+          .optional()
+          .describe('Why the proxy refused (not_in_allow_list, deny_list, outside_cap, denied_by_person, …).'),
+      })
+      .optional()
+      .describe('What the sandbox blocked, when a failure looks like its doing and the policy forbade it.'),
+    refusal: z
+      .object({
+        decided_by: z
+          .enum(refusalDeciders)
+          .describe(
+            "person: the person said no; client: the MCP client answered without asking anyone; reviewer: an automatic reviewer; rule: a prefix rule; policy: the approval policy or sandbox settings; nobody: nobody could be asked.",
+          ),
+        reason: z.string().describe('Why, in one sentence.'),
+      })
+      .optional()
+      .describe('Present when status is refused.'),
+    error: z
+      .object({
+        code: z.string().describe('A stable code (invalid_arguments, unknown_session, …).'),
+        message: z.string(),
+      })
+      .optional()
+      .describe('Present when status is failed.'),
+    next_step: z
+      .string()
+      .optional()
+      .describe('What to do next, when there is something to say (poll the session, ask for escalation, …).'),
     output: z
       .string()
       .describe(
@@ -42,3 +125,5 @@ export const execResultSchema = z.lazy(() =>
   }),
 );
 export type ExecResult = z.output<typeof execResultSchema>;
+export type SandboxDenial = NonNullable<ExecResult['denial']>;
+export type Refusal = NonNullable<ExecResult['refusal']>;

@@ -102,11 +102,13 @@ describe('tool definitions', () => {
     });
   });
 
-  it('declares the structured result with wall time and output required', () => {
+  it('declares the structured result (version 1) with its version, status, wall time and output required', () => {
     expect(execCommandToolDefinition().outputSchema).toMatchObject({
       type: 'object',
-      required: ['wall_time_seconds', 'output'],
+      required: ['result_version', 'status', 'wall_time_seconds', 'output'],
       properties: {
+        result_version: { const: 1 },
+        status: { enum: ['exited', 'running', 'refused', 'failed', 'interrupted'] },
         chunk_id: { type: 'string' },
         wall_time_seconds: { type: 'number' },
         exit_code: { type: 'integer' },

@@ -164,20 +164,37 @@ export const TOOL_JSON_SCHEMAS = {
   execResult: {
     type: 'object',
     properties: {
+      result_version: {
+        type: 'number',
+        const: 1,
+        description: 'The version of this contract (docs/reference/result.md).',
+      },
+      status: {
+        type: 'string',
+        enum: ['exited', 'running', 'refused', 'failed', 'interrupted'],
+        description:
+          'exited: the process ended (exit_code); running: it is still running (session_id); refused: nothing ran (refusal says why); failed: the call could not be carried out (error says why); interrupted: the wait was stopped, the process keeps running.',
+      },
+      command: {
+        description:
+          'The command exactly as the call gave it (cmd, or the patch invocation); absent for write_stdin.',
+        type: 'string',
+      },
       chunk_id: {
         description: 'Six lowercase hex characters identifying this piece of output.',
         type: 'string',
       },
       wall_time_seconds: {
         type: 'number',
-        description: 'Time spent waiting in this call.',
+        description:
+          'Time from the moment the call started to its answer, approvals and sandbox set-up included.',
       },
       exit_code: {
         description: 'Present once the process has exited.',
         type: 'integer',
       },
       session_id: {
-        description: 'Present while the process is still running.',
+        description: 'Present while the process is still running: poll or write to it with write_stdin.',
         type: 'integer',
       },
       original_token_count: {
@@ -192,6 +209,10 @@ export const TOOL_JSON_SCHEMAS = {
         description: 'Lines the process printed in this wait, all of them.',
         type: 'integer',
       },
+      output_truncated: {
+        description: 'True when output shows only the head and tail, the middle marked as dropped.',
+        type: 'boolean',
+      },
       sandbox_notices: {
         description:
           'What the sandbox did besides running the command (a protected path taken back, a rerun without the sandbox), one line each.',
@@ -202,8 +223,76 @@ export const TOOL_JSON_SCHEMAS = {
       },
       sandbox_denied: {
         description:
-          'True when the sandbox blocked the command and it was not run again: exit code and output are those of the blocked run.',
+          'True when the sandbox (or the network proxy) blocked something this command tried: see denial.',
         type: 'boolean',
+      },
+      denial: {
+        description:
+          'What the sandbox blocked, when a failure looks like its doing and the policy forbade it.',
+        type: 'object',
+        properties: {
+          kind: {
+            type: 'string',
+            enum: ['file_write', 'file_read', 'network', 'dns', 'listen', 'proxy', 'process'],
+          },
+          message: {
+            type: 'string',
+            description: 'What was blocked and why, in one sentence.',
+          },
+          path: {
+            description: 'The file or directory, when one was named.',
+            type: 'string',
+          },
+          host: {
+            description: 'The host, for network and proxy denials.',
+            type: 'string',
+          },
+          reason: {
+            description:
+              'Why the proxy refused (not_in_allow_list, deny_list, outside_cap, denied_by_person, …).',
+            type: 'string',
+          },
+        },
+        required: ['kind', 'message'],
+        additionalProperties: false,
+      },
+      refusal: {
+        description: 'Present when status is refused.',
+        type: 'object',
+        properties: {
+          decided_by: {
+            type: 'string',
+            enum: ['person', 'client', 'reviewer', 'rule', 'policy', 'nobody'],
+            description:
+              'person: the person said no; client: the MCP client answered without asking anyone; reviewer: an automatic reviewer; rule: a prefix rule; policy: the approval policy or sandbox settings; nobody: nobody could be asked.',
+          },
+          reason: {
+            type: 'string',
+            description: 'Why, in one sentence.',
+          },
+        },
+        required: ['decided_by', 'reason'],
+        additionalProperties: false,
+      },
+      error: {
+        description: 'Present when status is failed.',
+        type: 'object',
+        properties: {
+          code: {
+            type: 'string',
+            description: 'A stable code (invalid_arguments, unknown_session, …).',
+          },
+          message: {
+            type: 'string',
+          },
+        },
+        required: ['code', 'message'],
+        additionalProperties: false,
+      },
+      next_step: {
+        description:
+          'What to do next, when there is something to say (poll the session, ask for escalation, …).',
+        type: 'string',
       },
       output: {
         type: 'string',
@@ -211,7 +300,7 @@ export const TOOL_JSON_SCHEMAS = {
           'What the text shows: within max_output_tokens (default 10000), head and tail with the middle marked.',
       },
     },
-    required: ['wall_time_seconds', 'output'],
+    required: ['result_version', 'status', 'wall_time_seconds', 'output'],
     additionalProperties: false,
   },
 };
