@@ -167,18 +167,16 @@ export {
 } from './text/windows-command-line.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';
+export type { ExecResult, Refusal, SandboxDenial } from './tools/exec-result.js';
 export {
   EXEC_RESULT_VERSION,
-  type ExecResult,
   type ExecResultStatus,
   execResultStatuses,
-  type Refusal,
   type RefusalDecider,
   refusalDeciders,
-  type SandboxDenial,
   type SandboxDenialKind,
   sandboxDenialKinds,
-} from './tools/exec-result.js';
+} from './tools/exec-result-words.js';
 export type { ParseResult } from './tools/parse-tool-arguments.js';
 export {
   quickExecCommandArgs,

@@ -1,27 +1,5 @@
 import * as z from 'zod/v4';
-
-/** The version of the result contract below; it changes only when a field changes meaning or goes. */
-export const EXEC_RESULT_VERSION = 1;
-
-/** What became of the call. */
-export const execResultStatuses = ['exited', 'running', 'refused', 'failed', 'interrupted'] as const;
-export type ExecResultStatus = (typeof execResultStatuses)[number];
-
-/** What kind of thing the sandbox (or the network proxy) blocked. */
-export const sandboxDenialKinds = [
-  'file_write',
-  'file_read',
-  'network',
-  'dns',
-  'listen',
-  'proxy',
-  'process',
-] as const;
-export type SandboxDenialKind = (typeof sandboxDenialKinds)[number];
-
-/** Who or what decided a refusal. */
-export const refusalDeciders = ['person', 'client', 'reviewer', 'rule', 'policy', 'nobody'] as const;
-export type RefusalDecider = (typeof refusalDeciders)[number];
+import { EXEC_RESULT_VERSION, execResultStatuses, refusalDeciders, sandboxDenialKinds } from './exec-result-words.js';
 
 // Built on first use (`z.lazy`): a process that never validates results does not pay for it at start-up.
 /**
