@@ -23,4 +23,3 @@ export type SandboxDenialKind = (typeof sandboxDenialKinds)[number];
 /** Who or what decided a refusal. */
 export const refusalDeciders = ['person', 'client', 'reviewer', 'rule', 'policy', 'nobody'] as const;
 export type RefusalDecider = (typeof refusalDeciders)[number];
-
