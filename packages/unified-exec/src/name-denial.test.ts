@@ -531,16 +531,16 @@ describe('nameDenial: the network proxy', () => {
     expect(result?.nextStep).toMatch(next);
   });
 
-  it('a person’s no (asked_denied) is a refusal, and is not to be retried', () => {
+  it('a no to the question (asked_denied) is a refusal, and is not to be retried', () => {
     const result = named(curl, {
       policy: proxied(),
       proxyRefusals: [refusal('example.com', undefined, 'asked_denied')],
     });
     expect(result?.denial).toMatchObject({
       reason: 'refused',
-      message: expect.stringMatching(/person denied it/),
+      message: "ux's network proxy refused example.com:443: it was refused when approval was asked.",
     });
-    expect(result?.nextStep).toMatch(/do not retry/);
+    expect(result?.nextStep).toMatch(/^Do not retry that host/);
   });
 
   it('names the last refusal and counts the other hosts; a cancelled question is no refusal', () => {

@@ -597,7 +597,9 @@ const PROXY_REASONS: Record<string, string> = {
   not_in_allow_list: 'it is not in the allow list (network.allow)',
   outside_cap:
     "it is outside the allow list the administrator's requirements pin, so nobody here can approve it",
-  refused: 'the person denied it when asked',
+  // The asker answered no: a person, a reviewer, or the fallback when nobody could be asked (the
+  // orchestrator answers 'deny' then, and the event cannot tell these apart).
+  refused: 'it was refused when approval was asked',
   ask_failed: 'nobody could be asked to approve it',
   local_address: 'the name leads only to local or private addresses',
 };
@@ -610,7 +612,7 @@ function proxyNextStep(reason: string | undefined, host: string, evidence: Denia
     case 'outside_cap':
       return 'Nobody here can approve it: use a host within the allowed ones, or ask the person to have the administrator add it.';
     case 'refused':
-      return 'The person said no: do not retry that host; if it is really needed, say why in your reply.';
+      return 'Do not retry that host: the answer was no; if it is really needed, say why in your reply.';
     case 'local_address':
       return `The proxy reaches such addresses only for a name listed exactly in network.allow: ask the person to list ${shown} if it is meant.`;
     default:
@@ -643,7 +645,7 @@ function proxyFromText(line: string, host: string | undefined, evidence: DenialE
     ? 'deny_list'
     : /administrator|outside the allow list/.test(line)
       ? 'outside_cap'
-      : /refused when approval was asked|denied when asked/.test(line)
+      : /refused when approval was asked/.test(line)
         ? 'refused'
         : /could not be approved|nobody could be asked/.test(line)
           ? 'ask_failed'
