@@ -160,13 +160,20 @@ interface Scan {
   cleared?: boolean;
   /** Built on the first file message and kept for the rest of the scan. */
   files?: FileJudge;
+  /** Paths already judged in this scan (a tool repeats its error for every file), cleared ones. */
+  clearedPaths?: Set<string>;
 }
+
+/** At most this many lines with a signal are judged, from the end: the cause is among the last. */
+const MAX_JUDGED_LINES = 200;
 
 function fromOutput(output: string, scan: Scan): NamedDenial | undefined {
   const lines = output.split(/\r?\n/);
-  for (let index = lines.length - 1; index >= 0; index--) {
+  let judged = 0;
+  for (let index = lines.length - 1; index >= 0 && judged < MAX_JUDGED_LINES; index--) {
     const line = lines[index]!;
     if (line.length === 0 || !SIGNAL.test(line)) continue;
+    judged++;
     const named = fromLine(lines, index, scan);
     if (named) return named;
   }
@@ -281,9 +288,13 @@ function fileFromLine(lines: readonly string[], index: number, scan: Scan): Name
   if (candidates.length === 0) return undefined;
   const writes = errno === 'EROFS' || errno === 'EBUSY' || WRITE_VERB.test(line);
   scan.files ??= fileJudge(evidence);
+  scan.clearedPaths ??= new Set();
   for (const candidate of candidates) {
+    const key = `${errno} ${writes} ${candidate}`;
+    if (scan.clearedPaths.has(key)) continue;
     const named = judgeFile(candidate, errno, writes, scan.files, evidence);
     if (named) return named;
+    scan.clearedPaths.add(key);
   }
   return clear(scan);
 }
