@@ -8,7 +8,7 @@ import {
   type NetworkAccessEvent,
 } from '@ux/protocol/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DenialEvidence, NAME_DENIAL_SCAN_BYTES, nameDenial } from './name-denial.js';
+import { type DenialEvidence, NAME_DENIAL_SCAN_CHARS, nameDenial } from './name-denial.js';
 
 // Every output below is what the tool printed under `ux sandbox` (bubblewrap, network off, a
 // workspace-write policy) on Linux, unless a test says otherwise.
@@ -367,6 +367,22 @@ describe('nameDenial: servers with the network off', () => {
     expect(result?.nextStep).toMatch(/nobody can approve more/);
   });
 
+  // nginx is not installed on the machine these were captured on: its wording as its error log prints it.
+  it('C servers: nginx and a bare bind()', () => {
+    expect(
+      named('nginx: [emerg] bind() to 0.0.0.0:80 failed (1: Operation not permitted)')?.denial,
+    ).toMatchObject({
+      kind: 'listen',
+      message: expect.stringMatching(/listening socket on 0\.0\.0\.0:80:/),
+    });
+    expect(named('bind: Operation not permitted')?.denial.kind).toBe('listen');
+  });
+
+  it("is not bwrap's own failure to set up a mount", () => {
+    const output = "bwrap: Can't bind mount /oldroot/work on /newroot/work: Operation not permitted";
+    expect(named(output)).toBeUndefined();
+  });
+
   it('is never blamed when the network is on, or on the network by domain (servers listen there)', () => {
     expect(named(NODE_LISTEN, { policy: workspaceWrite('enabled') })).toBeUndefined();
     expect(named(PYTHON_HTTP_SERVER, { policy: workspaceWrite('proxied') })).toBeUndefined();
@@ -632,7 +648,7 @@ describe('nameDenial: on an exec-server', () => {
 
 describe('nameDenial: reads only the end of a long output', () => {
   const line = "touch: cannot touch '/etc/x': Read-only file system\n";
-  const noise = `${'x'.repeat(99)}\n`.repeat(Math.ceil((NAME_DENIAL_SCAN_BYTES + 1000) / 100));
+  const noise = `${'x'.repeat(99)}\n`.repeat(Math.ceil((NAME_DENIAL_SCAN_CHARS + 1000) / 100));
 
   it('finds a denial at the end of a long output', () => {
     expect(named(noise + line)?.denial.path).toBe('/etc/x');

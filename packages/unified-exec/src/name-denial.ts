@@ -21,7 +21,11 @@ export interface DenialEvidence {
   output: string;
   /** When it exited in this wait. */
   exitCode?: number;
-  /** The policy the command ran under (its environment's). */
+  /**
+   * The policy the command ran under (its environment's). A run outside any sandbox (an approved
+   * escalation, a rerun without the sandbox) ran under none: pass an unrestricted policy
+   * (`{ fileSystem: { kind: 'unrestricted' }, network: 'enabled' }`), and nothing is blamed on it.
+   */
   policy: EffectivePolicy;
   /** Its working directory (relative paths in messages resolve here). */
   cwd: string;
@@ -44,8 +48,8 @@ export interface NamedDenial {
   nextStep: string;
 }
 
-/** Only the end of a long output is read: the failure that ended a command is printed last. */
-export const NAME_DENIAL_SCAN_BYTES = 64 * 1024;
+/** Only the end of a long output is read (64 Ki characters): the failure that ended a command is printed last. */
+export const NAME_DENIAL_SCAN_CHARS = 64 * 1024;
 
 /**
  * Names a failure as the sandbox's doing, in the model's words, when the command's output (or the
@@ -57,8 +61,8 @@ export const NAME_DENIAL_SCAN_BYTES = 64 * 1024;
  */
 export function nameDenial(evidence: DenialEvidence): NamedDenial | undefined {
   const output =
-    evidence.output.length > NAME_DENIAL_SCAN_BYTES
-      ? evidence.output.slice(-NAME_DENIAL_SCAN_BYTES)
+    evidence.output.length > NAME_DENIAL_SCAN_CHARS
+      ? evidence.output.slice(-NAME_DENIAL_SCAN_CHARS)
       : evidence.output;
   const refused = evidence.proxyRefusals.filter(
     (event) =>
@@ -93,7 +97,7 @@ const EBUSY = /device or resource busy|\bEBUSY\b/i;
 const WRITE_VERB =
   /\b(?:touch|creat\w*|writ\w*|mkdir|make director\w*|remov\w*|unlink\w*|rmdir|renam\w*|mov\w*|symlink|link\w*|copy\w*|copyfile|overwrit\w*|temporary file|chmod|chown|permissions of|ownership of|utime\w*|lock\w*|sav\w*|append\w*|truncat\w*|delet\w*|install\w*)\b|for writing/i;
 
-// The network: each `[pattern, host group]`; a host group of 0 means none.
+// The network: group 1 (and 2, a port) name the address or host when the message has one.
 const LISTEN_PATTERNS: readonly RegExp[] = [
   // Node: `Error: listen EPERM: operation not permitted 0.0.0.0:3000`
   /\blisten EPERM\b(?::[^\n]*?not permitted)? ?(\S+)?/,
@@ -102,7 +106,8 @@ const LISTEN_PATTERNS: readonly RegExp[] = [
   // uvicorn: `error while attempting to bind on address ('127.0.0.1', 8000): [errno 1] operation not permitted`
   /attempting to bind on address \(([^)]*)\)[^\n]*(?:errno 1\]|not permitted)/i,
   // nginx and C programs: `bind() to 0.0.0.0:80 failed (1: Operation not permitted)`, `bind: Operation not permitted`
-  /\bbind\(?\)?(?: to (\S+))?[^\n]*?(?:operation not permitted|\bEPERM\b)/i,
+  // (not bwrap's own `Can't bind mount …`, a sandbox that could not start)
+  /\bbind\b(?! mount)(?:\(\))?(?: to (\S+))?[^\n]*?(?:operation not permitted|\bEPERM\b)/i,
 ];
 
 const CONNECT_PATTERNS: readonly RegExp[] = [
