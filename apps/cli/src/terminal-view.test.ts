@@ -101,6 +101,36 @@ describe('runTerminalView', () => {
     );
   });
 
+  it("names the proxy once on ux's line", async () => {
+    const terminal = fakeTerminal();
+    await runTerminalView(
+      doorAnswering({
+        text: '(receipt)',
+        success: true,
+        result: {
+          result_version: 1,
+          status: 'exited',
+          exit_code: 56,
+          wall_time_seconds: 0,
+          sandbox_denied: true,
+          denial: {
+            kind: 'proxy',
+            host: 'example.com',
+            reason: 'not_in_allow_list',
+            message:
+              "ux's network proxy refused example.com:443: it is not in the allow list (network.allow).",
+          },
+          output: 'curl: (56) CONNECT tunnel failed, response 403\n',
+        },
+      }),
+      command,
+      terminal,
+    );
+    expect(terminal.shown).toMatch(
+      /\[ux: the network proxy refused example\.com:443: it is not in the allow list \(network\.allow\); exit code 56 after /,
+    );
+  });
+
   it('without a named denial, says what the OS said', async () => {
     const terminal = fakeTerminal();
     const output = "touch: cannot touch '/etc/x': Read-only file system\n";

@@ -140,7 +140,9 @@ const CAUSES = [
 function blockedBecause(result: { denial?: { message: string }; output: string }): string {
   const message = result.denial?.message.trim().replace(/\.$/, '');
   if (!message) return `blocked by the sandbox${denialCause(result.output)}`;
-  return readableText(message.startsWith('The ') ? `the ${message.slice(4)}` : message);
+  // On ux's own line: "the sandbox blocked …", "the network proxy refused …".
+  const own = message.replace(/^The /, 'the ').replace(/^ux's network proxy/, 'the network proxy');
+  return readableText(own);
 }
 
 /** What the blocked run said about why, as the OS put it. */

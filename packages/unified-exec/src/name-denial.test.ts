@@ -486,6 +486,12 @@ urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resol
     expect(result?.nextStep).not.toMatch(/require_escalated/);
   });
 
+  it('with escalation, says what the run outside the sandbox gains', () => {
+    expect(named('curl: (6) Could not resolve host: example.com')?.nextStep).toBe(
+      'If the command needs the network, rerun the command with sandbox_permissions "require_escalated" and a justification (the person is asked; it then runs outside the sandbox, with the network).',
+    );
+  });
+
   it('without escalation, says the network is off and nobody can approve', () => {
     const result = named('curl: (6) Could not resolve host: example.com', { canEscalate: false });
     expect(result?.nextStep).toMatch(/^The network is off and nobody can approve more here/);

@@ -519,8 +519,10 @@ function fileDenial(
   };
 }
 
-const ESCALATE =
-  'rerun the command with sandbox_permissions "require_escalated" and a justification (the person is asked; it then runs outside the sandbox)';
+/** How to ask for a run outside the sandbox; `gains` says what that run has that this one had not. */
+function escalate(gains = ''): string {
+  return `rerun the command with sandbox_permissions "require_escalated" and a justification (the person is asked; it then runs outside the sandbox${gains})`;
+}
 
 function fileNextStep(why: FileWhy, evidence: DenialEvidence, places: readonly string[]): string {
   const where =
@@ -532,11 +534,11 @@ function fileNextStep(why: FileWhy, evidence: DenialEvidence, places: readonly s
       return 'No approval lifts this: work without that path, or ask the person to change the policy (deny_read).';
     case 'protected':
       return evidence.canEscalate
-        ? `If the change is really needed, ${ESCALATE}; otherwise leave it to the person.`
+        ? `If the change is really needed, ${escalate()}; otherwise leave it to the person.`
         : 'Nobody can approve a run outside the sandbox here: leave the change to the person.';
     case 'outside':
       return evidence.canEscalate
-        ? `To write there, ${ESCALATE}; otherwise write inside the sandbox (${where}).`
+        ? `To write there, ${escalate()}; otherwise write inside the sandbox (${where}).`
         : `Nobody can approve a run outside the sandbox here: write inside it instead (${where}).`;
   }
 }
@@ -559,7 +561,7 @@ function networkNextStep(evidence: DenialEvidence): string {
   if (evidence.policy.network === 'proxied')
     return "Go through the proxy the command's environment names (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY): curl, git, pip and npm read it, Node before 24 does not; hosts outside the allow list are refused.";
   return evidence.canEscalate
-    ? `If the command needs the network, ${ESCALATE} with the network.`
+    ? `If the command needs the network, ${escalate(', with the network')}.`
     : 'The network is off and nobody can approve more here: work offline (local caches, vendored files), or ask the person to run ux with the network on.';
 }
 
@@ -594,7 +596,7 @@ function listenDenial(address: string | undefined, evidence: DenialEvidence): Na
   const on = where ? ` on ${readableText(where)}` : '';
   const message = `${sandboxName(evidence)} blocked a listening socket${on}: ${networkOff(evidence)}, so a command cannot serve on a port.`;
   const nextStep = evidence.canEscalate
-    ? `A server needs the network: ${ESCALATE}, or ask the person to run ux with the network on (--network, or a network by domain, which lets servers listen inside the sandbox).`
+    ? `A server needs the network: ${escalate()}, or ask the person to run ux with the network on (--network, or a network by domain, which lets servers listen inside the sandbox).`
     : 'A server needs the network, which is off here, and nobody can approve more: test without a listening socket, or ask the person to run ux with the network on.';
   return { denial: { kind: 'listen', message }, nextStep };
 }
@@ -633,7 +635,7 @@ function proxyNextStep(reason: string | undefined, host: string, evidence: Denia
       return `The proxy reaches such addresses only for a name listed exactly in network.allow: ask the person to list ${shown} if it is meant.`;
     default:
       return evidence.canEscalate
-        ? `Ask the person to allow ${shown} (network.allow, or ux --allow-domain ${shown}), or ${ESCALATE} with the full network.`
+        ? `Ask the person to allow ${shown} (network.allow, or ux --allow-domain ${shown}), or ${escalate(', with the full network')}.`
         : `Ask the person to allow ${shown} (network.allow, or ux --allow-domain ${shown}); nobody can approve it from here.`;
   }
 }
@@ -693,7 +695,7 @@ function processDenial(evidence: DenialEvidence): NamedDenial {
       message: `${sandboxName(evidence)} stopped the command as it started${code}; its output names no blocked path or host.`,
     },
     nextStep: evidence.canEscalate
-      ? `If the command needs more than the sandbox allows, ${ESCALATE}.`
+      ? `If the command needs more than the sandbox allows, ${escalate()}.`
       : 'Nobody can approve a run outside the sandbox here: change the command to stay within the sandbox (its writable places, no network).',
   };
 }
