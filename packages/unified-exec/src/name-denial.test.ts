@@ -7,7 +7,7 @@ import {
   type FileSystemEntry,
   type NetworkAccessEvent,
 } from '@ux/protocol/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DenialEvidence, NAME_DENIAL_SCAN_CHARS, nameDenial } from './name-denial.js';
 
 // Every output below is what the tool printed under `ux sandbox` (bubblewrap, network off, a
@@ -183,6 +183,20 @@ Caused by:
     expect(result?.denial.path).toBe(path);
     expect(result?.denial.message).toContain('/etc/a\\e[2Jb');
     expect(result?.denial.message).not.toContain('\x1b');
+  });
+});
+
+describe('nameDenial: Seatbelt (macOS) refuses writes with EPERM', () => {
+  const platform = process.platform;
+  afterEach(() => Object.defineProperty(process, 'platform', { value: platform }));
+
+  it('names a write whatever words the tool used, on macOS only', () => {
+    const output = 'bash: /etc/x: Operation not permitted';
+    expect(named(output)).toBeUndefined();
+    Object.defineProperty(process, 'platform', { value: 'darwin' });
+    expect(named(output)?.denial).toMatchObject({ kind: 'file_write', path: '/etc/x' });
+    // A file the policy lets it write is still not the sandbox's.
+    expect(named('bash: locked: Operation not permitted')).toBeUndefined();
   });
 });
 

@@ -291,7 +291,10 @@ function fileFromLine(lines: readonly string[], index: number, scan: Scan): Name
   for (let at = index - 1; candidates.length === 0 && at >= 0 && at >= index - 4; at--)
     candidates = quotedPaths(lines[at]!);
   if (candidates.length === 0) return undefined;
-  const writes = errno === 'EROFS' || errno === 'EBUSY' || WRITE_VERB.test(line);
+  // Seatbelt (macOS) refuses a write with EPERM, whatever the tool was doing: `bash: /etc/x:
+  // Operation not permitted`. (A read it refuses is of a hidden path, judged as a read below.)
+  const seatbelt = errno === 'EPERM' && !evidence.remote && process.platform === 'darwin';
+  const writes = errno === 'EROFS' || errno === 'EBUSY' || seatbelt || WRITE_VERB.test(line);
   scan.files ??= fileJudge(evidence);
   scan.clearedPaths ??= new Set();
   for (const candidate of candidates) {
