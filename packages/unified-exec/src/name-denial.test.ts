@@ -500,6 +500,19 @@ urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resol
     expect(result?.nextStep).not.toMatch(/require_escalated/);
   });
 
+  it("takes no host from another message's link a few lines away", () => {
+    const output = [
+      "WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system package manager. It is recommended to use a virtual environment instead: https://pip.pypa.io/warnings/venv",
+      'Looking in indexes: file:///opt/pypi/simple',
+      'INFO: pip is looking at multiple versions',
+      "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f4b08f243d0>: Failed to establish a new connection: [Errno -2] Name or service not known')': /simple/six/",
+    ].join('\n');
+    expect(named(output)?.denial).toEqual({
+      kind: 'dns',
+      message: 'The sandbox blocked a DNS lookup: the network is off for sandboxed commands.',
+    });
+  });
+
   it('with escalation, says what the run outside the sandbox gains', () => {
     expect(named('curl: (6) Could not resolve host: example.com')?.nextStep).toBe(
       'If the command needs the network, rerun the command with sandbox_permissions "require_escalated" and a justification (the person is asked; it then runs outside the sandbox, with the network).',

@@ -247,7 +247,7 @@ function hostAndPort(host: string | undefined, port: string | undefined): string
 /**
  * A host named near a DNS error without one (within four lines either way): a more specific line
  * (`getaddrinfo EAI_AGAIN x` above Node's `code: 'EAI_AGAIN'`), Node's `hostname: 'x'`, urllib3's
- * `host='x'`, a URL, wget's `Resolving x (x)...`.
+ * `host='x'`; a URL or wget's `Resolving x (x)...` on the line or the one above.
  */
 function hostNear(lines: readonly string[], index: number): string | undefined {
   for (let distance = 0; distance <= 4; distance++) {
@@ -258,11 +258,15 @@ function hostNear(lines: readonly string[], index: number): string | undefined {
         const found = pattern.exec(line);
         if (found?.[1]) return found[1];
       }
-      const found =
-        /\bhost(?:name)?[=:] ?'([^']+)'/.exec(line) ??
+      const named = /\bhost(?:name)?[=:] ?'([^']+)'/.exec(line);
+      if (named) return named[1];
+      // A URL or wget's `Resolving` only on the line itself or the one above: further away, a URL is
+      // as likely some other message's (pip's warning links).
+      if (distance > 1 || at > index) continue;
+      const url =
         /\b[a-z][a-z0-9+.-]*:\/\/(?:[^@/\s]*@)?([^/:\s'"?#)>]+)/i.exec(line) ??
         /Resolving (\S+) \(/.exec(line);
-      if (found) return found[1];
+      if (url) return url[1];
     }
   }
   return undefined;
