@@ -49,6 +49,8 @@ describe('runTerminalView', () => {
         text: '(receipt)',
         success: true,
         result: {
+          result_version: 1,
+          status: 'exited',
           exit_code: 0,
           wall_time_seconds: 0,
           original_token_count: 1,
@@ -66,6 +68,91 @@ describe('runTerminalView', () => {
     expect(terminal.shown).toContain(`[ux sandbox: ${NOTICE_SHOWN}]\n`);
     expect(terminal.shown).not.toContain('\x1b]0;');
     expect(terminal.shown).not.toContain('\x1b[2J');
+  });
+
+  it("words a blocked run as the result's named denial, which the model reads too", async () => {
+    const terminal = fakeTerminal();
+    const output = "touch: cannot touch '/etc/x': Read-only file system\n";
+    const code = await runTerminalView(
+      doorAnswering({
+        text: '(receipt)',
+        success: true,
+        result: {
+          result_version: 1,
+          status: 'exited',
+          exit_code: 1,
+          wall_time_seconds: 0,
+          sandbox_denied: true,
+          denial: {
+            kind: 'file_write',
+            path: '/etc/x',
+            message:
+              'The sandbox blocked a write to /etc/x\x1b[2J: it is outside the places this command may write.',
+          },
+          output,
+        },
+      }),
+      command,
+      terminal,
+    );
+    expect(code).toBe(1);
+    expect(terminal.shown).toMatch(
+      /\[ux: the sandbox blocked a write to \/etc\/x\\e\[2J: it is outside the places this command may write; exit code 1 after \d+\.\d+ s\]\n$/,
+    );
+  });
+
+  it("names the proxy once on ux's line", async () => {
+    const terminal = fakeTerminal();
+    await runTerminalView(
+      doorAnswering({
+        text: '(receipt)',
+        success: true,
+        result: {
+          result_version: 1,
+          status: 'exited',
+          exit_code: 56,
+          wall_time_seconds: 0,
+          sandbox_denied: true,
+          denial: {
+            kind: 'proxy',
+            host: 'example.com',
+            reason: 'not_in_allow_list',
+            message:
+              "ux's network proxy refused example.com:443: it is not in the allow list (network.allow).",
+          },
+          output: 'curl: (56) CONNECT tunnel failed, response 403\n',
+        },
+      }),
+      command,
+      terminal,
+    );
+    expect(terminal.shown).toMatch(
+      /\[ux: the network proxy refused example\.com:443: it is not in the allow list \(network\.allow\); exit code 56 after /,
+    );
+  });
+
+  it('without a named denial, says what the OS said', async () => {
+    const terminal = fakeTerminal();
+    const output = "touch: cannot touch '/etc/x': Read-only file system\n";
+    await runTerminalView(
+      doorAnswering({
+        text: '(receipt)',
+        success: true,
+        result: {
+          result_version: 1,
+          status: 'exited',
+          exit_code: 1,
+          wall_time_seconds: 0,
+          sandbox_denied: true,
+          output,
+        },
+      }),
+      command,
+      terminal,
+    );
+    expect(terminal.shown).toMatch(
+      /\[ux: blocked by the sandbox \(read-only file system\); exit code 1 after \d+\.\d+ s\]\n$/,
+    );
   });
 
   it('shows a refusal that quotes the command with escapes', async () => {

@@ -98,8 +98,8 @@ export async function runTerminalView(
     // The elapsed time is the command's, from its start (after any approval), not the receipt's wait.
     const elapsed = formatElapsed(Date.now() - startedAt);
     terminal.write(
-      result.sandbox_denied
-        ? `[ux: blocked by the sandbox${denialCause(result.output)}; exit code ${code} after ${elapsed}]\n`
+      result.sandbox_denied || result.denial
+        ? `[ux: ${blockedBecause(result)}; exit code ${code} after ${elapsed}]\n`
         : `[ux: exited with code ${code} after ${elapsed}]\n`,
     );
     return code;
@@ -132,6 +132,18 @@ const CAUSES = [
   /could not resolve host/i,
   /temporary failure in name resolution/i,
 ];
+
+/**
+ * Why the run was blocked, in the words the model reads: the result's named denial (`nameDenial`,
+ * "the sandbox blocked a write to /etc/x: it is outside …"), else what the OS said.
+ */
+function blockedBecause(result: { denial?: { message: string }; output: string }): string {
+  const message = result.denial?.message.trim().replace(/\.$/, '');
+  if (!message) return `blocked by the sandbox${denialCause(result.output)}`;
+  // On ux's own line: "the sandbox blocked …", "the network proxy refused …".
+  const own = message.replace(/^The /, 'the ').replace(/^ux's network proxy/, 'the network proxy');
+  return readableText(own);
+}
 
 /** What the blocked run said about why, as the OS put it. */
 function denialCause(output: string): string {

@@ -4,7 +4,7 @@ import type { Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, isIP, type Server, type Socket } from 'node:net';
 import { connectUpstream, type ResolveHost, UpstreamError } from './connect-upstream.js';
 import { ConnectionRecord, type NetworkConnectionEvent, type OpenConnection } from './connection-record.js';
-import { type DenialDescription, describeDenial } from './describe-denial.js';
+import { briefDenial, type DenialDescription, describeDenial } from './describe-denial.js';
 import { compileDomainPolicy, type NetworkPolicy } from './domain-policy.js';
 import { createNetworkDecider, type NetworkAsk, type ProxyProtocol } from './network-decider.js';
 import { NetworkProxyError } from './network-proxy-error.js';
@@ -251,14 +251,18 @@ class NetworkProxyServer implements NetworkProxy, ProxyContext {
     why: Pick<DenialDescription, 'denial' | 'pattern' | 'detail'>,
   ): EstablishOutcome {
     this.#totals.denied += 1;
+    const description: DenialDescription = {
+      host: record.host.host,
+      kind: record.host.kind,
+      ...why,
+      canAsk: this.#canAsk,
+    };
     return {
       kind: 'denied',
-      message: describeDenial({
-        host: record.host.host,
-        kind: record.host.kind,
-        ...why,
-        canAsk: this.#canAsk,
-      }),
+      message: describeDenial(description),
+      brief: briefDenial(description),
+      denial: why.denial,
+      host: record.host.host,
     };
   }
 

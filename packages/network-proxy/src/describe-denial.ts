@@ -42,3 +42,29 @@ export function describeDenial(denial: DenialDescription): string {
       return `${access} was not decided: the connection ended while approval was asked`;
   }
 }
+
+/**
+ * The host and the reason in a few words, for the refusal's status line (`403 Blocked by ux network
+ * policy: example.com is not in network.allow`): clients that print only the status line (Python's
+ * `Tunnel connection failed: 403 …`) still tell the model which host and why. The host is the
+ * proxy's normalised form (ASCII, no spaces), so the phrase is a valid HTTP reason phrase.
+ */
+export function briefDenial(denial: Pick<DenialDescription, 'host' | 'denial'>): string {
+  const host = denial.host;
+  switch (denial.denial) {
+    case 'deny_list':
+      return `${host} is in network.deny`;
+    case 'not_in_allow_list':
+      return `${host} is not in network.allow`;
+    case 'outside_cap':
+      return `${host} is outside the administrator's network.allow`;
+    case 'refused':
+      return `${host} was refused when approval was asked`;
+    case 'ask_failed':
+      return `${host} could not be approved`;
+    case 'local_address':
+      return `${host} leads only to local or private addresses`;
+    case 'cancelled':
+      return `${host} was not decided`;
+  }
+}

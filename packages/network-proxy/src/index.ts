@@ -9,7 +9,7 @@ export {
   type NetworkProxyOptions,
   type NetworkProxyStats,
 } from './create-network-proxy.js';
-export { type DenialDescription, describeDenial } from './describe-denial.js';
+export { briefDenial, type DenialDescription, describeDenial } from './describe-denial.js';
 export { isLocalAddress } from './is-local-address.js';
 export { networkAccessEvent } from './network-access-event.js';
 export type {
@@ -23,4 +23,4 @@ export type {
 } from './network-decider.js';
 // The pattern grammar, its errors and host names: the same names as `@ux/network-proxy/patterns`.
 export * from './patterns.js';
-export { BLOCKED_HEADER_VALUE } from './serve-http.js';
+export { BLOCKED_HEADER_VALUE, BLOCKED_REASON, DENIED_HEADER } from './serve-http.js';

@@ -192,12 +192,15 @@ describe('plain HTTP requests', () => {
     const response = await proxiedGet(endpoint, `http://denied.test:${origin.port}/`);
     expect(response.status).toBe(403);
     expect(response.headers['x-proxy-error']).toBe('blocked-by-allowlist');
+    expect(response.headers['x-ux-denied']).toBe('deny_list; host=denied.test');
     expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(response.body).toBe(
       'ux: network access to "denied.test" is not allowed by the sandbox\'s network policy (deny list: it matches "denied.test" in network.deny, which wins over network.allow); remove that entry to allow it\n',
     );
     const viaCurl = await curl(['--proxy', url, '--include', `http://denied.test:${origin.port}/`]);
-    expect(viaCurl.stdout).toMatch(/^HTTP\/1\.1 403 Blocked by ux network policy/);
+    expect(viaCurl.stdout).toMatch(
+      /^HTTP\/1\.1 403 Blocked by ux network policy: denied\.test is in network\.deny\r\n/,
+    );
     expect(viaCurl.stdout).toContain('X-Proxy-Error: blocked-by-allowlist');
     const unknown = await proxiedGet(endpoint, `http://unknown.test:${origin.port}/`);
     expect(unknown.status).toBe(403);
@@ -325,6 +328,11 @@ describe('HTTP CONNECT', () => {
     socket.destroy();
     expect(status).toBe(403);
     expect(head).toContain('X-Proxy-Error: blocked-by-allowlist');
+    // The status line and a header name the host and the reason: curl -v shows them, Python prints the line.
+    expect(head).toMatch(
+      /^HTTP\/1\.1 403 Blocked by ux network policy: denied\.test is in network\.deny\r\n/,
+    );
+    expect(head).toContain('X-Ux-Denied: deny_list; host=denied.test\r\n');
     expect(body).toContain('ux: network access to "denied.test" is not allowed');
     const viaCurl = await curl(['--proxy', url, '--proxytunnel', `http://denied.test:${origin.port}/`]);
     expect(viaCurl.code).not.toBe(0);

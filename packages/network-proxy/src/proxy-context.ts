@@ -1,14 +1,17 @@
 import type { Socket } from 'node:net';
 import type { UpstreamError } from './connect-upstream.js';
 import type { ConnectionRecord } from './connection-record.js';
-import type { ProxyProtocol } from './network-decider.js';
+import type { DenialReason, ProxyProtocol } from './network-decider.js';
 import type { ProxyTarget } from './parse-authority.js';
 
 /** What deciding and connecting came to. */
 export type EstablishOutcome =
   | { kind: 'connected'; socket: Socket }
-  /** Refused by the policy, an answer, or the local-address rule; `message` is for the client. */
-  | { kind: 'denied'; message: string }
+  /**
+   * Refused by the policy, an answer, or the local-address rule: `message` is the body for the client,
+   * `brief` the host and reason in a few words (the status line's reason phrase), `denial` the code.
+   */
+  | { kind: 'denied'; message: string; brief: string; denial: DenialReason; host: string }
   /** Allowed, but the destination could not be reached. */
   | { kind: 'failed'; error: UpstreamError }
   /** The client went away, or the proxy is closing. */

@@ -4,18 +4,29 @@ import type { Socket } from 'node:net';
 import type { UpstreamError } from './connect-upstream.js';
 import type { ConnectionRecord } from './connection-record.js';
 import { type AbsoluteTarget, parseAbsoluteTarget, parseAuthority } from './parse-authority.js';
-import type { ProxyContext } from './proxy-context.js';
+import type { EstablishOutcome, ProxyContext } from './proxy-context.js';
 import { endAndLinger, rawTextResponse, watchWhileDeciding } from './socket-replies.js';
 import { tunnel, whenClosed } from './tunnel.js';
 
-/** The `X-Proxy-Error` value of a refusal, as sandbox-runtime sends it. */
 /**
- * The reason phrase of a refusal: clients that print only the status line (Python's "Tunnel connection
- * failed: 403 …") still say who refused, and the door's denial heuristic recognises it.
+ * The start of a refusal's reason phrase, followed by the host and why (`briefDenial`): clients that
+ * print only the status line (Python's "Tunnel connection failed: 403 …") still say who refused, which
+ * host and why, and the door's denial heuristic recognises it.
  */
 export const BLOCKED_REASON = 'Blocked by ux network policy';
 
+/** The `X-Proxy-Error` value of a refusal, as sandbox-runtime sends it. */
 export const BLOCKED_HEADER_VALUE = 'blocked-by-allowlist';
+
+/** The header that carries a refusal's code and host: `X-Ux-Denied: not_in_allow_list; host=example.com`. */
+export const DENIED_HEADER = 'X-Ux-Denied';
+
+type Denied = Extract<EstablishOutcome, { kind: 'denied' }>;
+
+/** The status line's reason phrase and the extra header of a refusal. */
+function refusalParts(outcome: Denied): { reason: string; header: string } {
+  return { reason: `${BLOCKED_REASON}: ${outcome.brief}`, header: `${outcome.denial}; host=${outcome.host}` };
+}
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never passed on.
 const HOP_BY_HOP = new Set([
@@ -84,16 +95,24 @@ function proxyErrorFor(error: UpstreamError): string {
   return error.failure === 'resolve' ? 'upstream-resolve-failed' : 'upstream-connect-failed';
 }
 
-function sendText(res: ServerResponse, status: number, body: string, proxyError: string): void {
+function sendText(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  proxyError: string,
+  denied?: Denied,
+): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
   }
   const text = `${body}\n`;
-  res.writeHead(status, status === 403 ? BLOCKED_REASON : undefined, {
+  const refusal = denied ? refusalParts(denied) : undefined;
+  res.writeHead(status, refusal?.reason, {
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     'X-Proxy-Error': proxyError,
+    ...(refusal ? { [DENIED_HEADER]: refusal.header } : {}),
   });
   res.end(text);
 }
@@ -116,7 +135,7 @@ async function forwardRequest(
   const outcome = await context.establish(record, client.signal);
   res.off('close', gone);
   if (outcome.kind !== 'connected') {
-    if (outcome.kind === 'denied') sendText(res, 403, outcome.message, BLOCKED_HEADER_VALUE);
+    if (outcome.kind === 'denied') sendText(res, 403, outcome.message, BLOCKED_HEADER_VALUE, outcome);
     else if (outcome.kind === 'failed') {
       const [status] = statusFor(outcome.error);
       sendText(res, status, `ux: ${outcome.error.message}`, proxyErrorFor(outcome.error));
@@ -264,7 +283,11 @@ async function tunnelTo(
     const { error } = await tunnel(socket, upstream);
     if (error) record.error ??= error.message;
   } else if (outcome.kind === 'denied') {
-    endAndLinger(socket, rawTextResponse(403, BLOCKED_REASON, outcome.message, BLOCKED_HEADER_VALUE));
+    const { reason, header } = refusalParts(outcome);
+    endAndLinger(
+      socket,
+      rawTextResponse(403, reason, outcome.message, BLOCKED_HEADER_VALUE, [`${DENIED_HEADER}: ${header}`]),
+    );
   } else if (outcome.kind === 'failed') {
     const [status, reason] = statusFor(outcome.error);
     endAndLinger(

@@ -22,13 +22,20 @@ export function endAndLinger(socket: Socket, data: Buffer | string): void {
 }
 
 /** A raw HTTP/1.1 response with a text body, for sockets the HTTP server no longer owns (CONNECT, upgrade). */
-export function rawTextResponse(status: number, reason: string, body: string, proxyError?: string): string {
+export function rawTextResponse(
+  status: number,
+  reason: string,
+  body: string,
+  proxyError?: string,
+  extraHeaders: readonly string[] = [],
+): string {
   const text = `${body}\n`;
   return [
     `HTTP/1.1 ${status} ${reason}`,
     'Content-Type: text/plain; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(text)}`,
     ...(proxyError ? [`X-Proxy-Error: ${proxyError}`] : []),
+    ...extraHeaders,
     'Connection: close',
     '',
     text,
