@@ -165,6 +165,12 @@ export {
   windowsArgumentsLine,
   windowsCommandLine,
 } from './text/windows-command-line.js';
+export {
+  describePolicyForModel,
+  type EnvironmentForModel,
+  type PolicyAsker,
+  type PolicyForModel,
+} from './tools/describe-policy-for-model.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';
 export {
