@@ -10,6 +10,7 @@ import {
   createRuleFileAppender,
   listRuleFiles,
   loadRuleFiles,
+  type RuleWriter,
 } from '@ux/orchestrator';
 import {
   approvalPolicyName,
@@ -48,6 +49,15 @@ export interface CliDoorOptions {
   platform?: NodeJS.Platform;
   /** What an environment's server says on stderr (its log), by environment id; default dropped. */
   onServerLog?: (id: string, text: string) => void;
+  /**
+   * The policy changed during the session: a host answered for the session (allowed, or refused), or
+   * a command prefix approved (`prefix_rule`). `ux mcp` tells the model again.
+   */
+  onPolicyChange?: (
+    change:
+      | { kind: 'host'; host: string; decision: 'allowed' | 'refused' }
+      | { kind: 'prefix'; prefix: readonly string[] },
+  ) => void;
 }
 
 /**
@@ -122,7 +132,10 @@ async function composeDoor(
     approvalPolicy: settings.approvalPolicy.value,
     policy,
     execPolicy: createExecPolicy(rules),
-    ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+    ruleWriter: withPrefixReport(
+      createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+      options.onPolicyChange,
+    ),
     // The reviewer chain: hooks (the requirements' first), then the `[auto_review]` command when
     // approvals_reviewer routes there (on-request and granular only), else the person. With
     // `[auto_review] strict = true`, every command and retry goes to that command, hooks skipped.
@@ -174,9 +187,16 @@ async function composeDoor(
   });
   // Hosts outside the lists are the reviewer chain's to decide, with the session's directory; every
   // exchange reaches the door's listeners as a `network_access` event.
-  proxy?.setAsk((request, { signal }) =>
-    orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal }),
-  );
+  proxy?.setAsk(async (request, { signal }) => {
+    const decision = await orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal });
+    if (decision === 'allow_session' || decision === 'deny_session')
+      options.onPolicyChange?.({
+        kind: 'host',
+        host: request.host,
+        decision: decision === 'allow_session' ? 'allowed' : 'refused',
+      });
+    return decision;
+  });
   const unsubscribe = proxy?.onAccess((event) => door.notify(event));
   return {
     ...door,
@@ -199,6 +219,15 @@ async function composeDoor(
         await proxy?.close();
       }
     },
+  };
+}
+
+/** The rule writer, telling `onPolicyChange` of each prefix (it applies for the session even if saving fails). */
+function withPrefixReport(write: RuleWriter, onPolicyChange: CliDoorOptions['onPolicyChange']): RuleWriter {
+  if (!onPolicyChange) return write;
+  return (prefix) => {
+    onPolicyChange({ kind: 'prefix', prefix });
+    return write(prefix);
   };
 }
 
