@@ -213,6 +213,8 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
   )._oninitialize.bind(server);
   server.setRequestHandler(InitializeRequestSchema, async (request) => {
     const answer = await sdkInitialize(request);
+    // The session starts now, so that one that cannot start is told in this answer (and every later one).
+    await ensureDoor();
     const canElicit = Boolean(request.params.capabilities.elicitation);
     return { ...answer, instructions: mcpInstructions(servedTools, mcpPolicyText(policyContext(canElicit))) };
   });
@@ -226,9 +228,11 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     onInputEnd: () => void drain(),
   });
 
-  // The door is built once the client has said what it can do (its `initialize`): elicitation decides
-  // who approves. A request before that is refused, never held.
+  // The door is built once the client has said what it can do (its `initialize`, which waits for it):
+  // elicitation decides who approves. A request before that is refused, never held. A door that cannot
+  // be built is told to every request, and ux mcp exits 1 when its input ends.
   let doorCreation: Promise<UnifiedExec> | undefined;
+  let startFailed = false;
   const ensureDoor = (): Promise<UnifiedExec> => {
     if (doorCreation) return doorCreation;
     const capabilities = server.getClientCapabilities();
@@ -270,10 +274,10 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       },
     }).catch((error: unknown) => {
       // Told in-band: every request that needs the door is answered with it.
-      const reason = `ux mcp cannot serve: the session could not start: ${
-        error instanceof Error ? error.message : String(error)
-      }`;
-      throw new McpError(ErrorCode.InternalError, reason);
+      startFailed = true;
+      throw new Error(
+        `ux mcp cannot serve: the session could not start: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
     // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
     // `info` when it went through, `warning` when it was refused.
@@ -295,12 +299,6 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     });
     return doorCreation;
   };
-  // Built early when `initialized` comes after `initialize` was handled (the SDK does not promise that
-  // order); otherwise at the first request that needs it.
-  server.oninitialized = () => {
-    void ensureDoor().catch(() => undefined);
-  };
-
   serveCleanPrompt(server, () => ensureDoor());
   // The policy text of the last tools/list answer: when the policy changes the text, the client is told
   // the list changed, so it lists the tools again and the model reads the new text.
@@ -417,7 +415,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
   process.off('SIGINT', stop);
   process.off('SIGHUP', stop);
   process.stdin.pause();
-  return 0;
+  return startFailed ? 1 : 0;
 }
 
 function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {

@@ -2,6 +2,8 @@
 // exec_command's description), that it stays true as the session changes (tools/list_changed), the
 // tools' annotations, and start-up failures answered in-band. Through the built CLI and the MCP SDK's
 // own client.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -199,6 +201,18 @@ describe('ux mcp tells the model the policy', () => {
   });
 });
 
+describe('ux mcp before initialize', () => {
+  it('answers Claude Code’s server/discover with -32601, then initializes with the instructions', async () => {
+    const wire = McpWire.start(makeHome());
+    wire.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} });
+    expect((await wire.answer(1)).error?.code).toBe(-32601);
+    wire.send(McpWire.initialize(2));
+    const initialize = await wire.answer(2);
+    expect(initialize.error).toBeUndefined();
+    expect(String(initialize.result?.instructions)).toContain('Sandbox rules for commands (ux):');
+  });
+});
+
 describe('ux mcp start-up failures are answered in-band', () => {
   it('--env nope: the client reads the problem and the fix; stderr says it; exit 2 when the input ends', async () => {
     const home = makeHome();
@@ -210,7 +224,7 @@ describe('ux mcp start-up failures are answered in-band', () => {
       expect(answer.error).toEqual({
         code: -32603,
         message:
-          'ux mcp cannot serve: unknown environment "nope"; environments: local. These arguments come from the MCP client\'s configuration of this server: correct them there (\'ux mcp --help\' lists the options)',
+          "ux mcp cannot serve: unknown environment \"nope\"; environments: local. These arguments come from the MCP client's configuration of this server: correct them there ('ux mcp --help' lists the options)",
       });
     wire.end();
     expect(await wire.exited).toEqual({ code: 2, signal: null });
@@ -236,6 +250,26 @@ describe('ux mcp start-up failures are answered in-band', () => {
       'ux mcp cannot serve: --sandbox must be one of read-only, workspace-write, danger-full-access, got "workspace"',
     );
     expect(failure).toContain("correct them there ('ux mcp --help' lists the options)");
+  });
+
+  it('a session that cannot start (a broken rule file) is told in the initialize answer and after; exit 1', async () => {
+    const home = makeHome();
+    mkdirSync(join(home.home, 'rules'));
+    const rules = join(home.home, 'rules', 'bad.rules');
+    writeFileSync(rules, 'prefix_rule(pattern = ["git"\n');
+    const wire = McpWire.start(home);
+    wire.send(McpWire.initialize(1));
+    wire.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    wire.send(McpWire.call(2, 'exec_command', { cmd: 'touch ran' }));
+    const [initialize, call] = [await wire.answer(1), await wire.answer(2)];
+    for (const answer of [initialize, call])
+      expect(answer.error).toEqual({
+        code: -32603,
+        message: `ux mcp cannot serve: the session could not start: ${rules}:2:1: expected "," or "]" in a list, found the end of the file`,
+      });
+    wire.end();
+    expect(await wire.exited).toEqual({ code: 1, signal: null });
+    expect(existsSync(join(home.workspace, 'ran'))).toBe(false);
   });
 
   it('with no client at all (input ends at once) it prints the usage error and exits 2', async () => {
