@@ -165,6 +165,17 @@ describe('ux mcp tells the model the policy', () => {
     expect(changeCount()).toBe(1);
   });
 
+  it('several environments: each is named, and a remote one opens the world', async () => {
+    const home = makeHome({ config: '[environments.box]\nurl = "ws://127.0.0.1:9"\ncwd = "/srv/app"\n' });
+    const { execTool, instructions } = await connect(home);
+    const line =
+      '- Environments (environment_id): local (this machine, the default), box (remote: a ux exec-server, starts in /srv/app). A remote one applies the same rules to its own files, its own /tmp and its own network.';
+    expect(instructions()).toContain(line);
+    const exec = await execTool();
+    expect(exec.description).toContain(line);
+    expect(exec.annotations?.openWorldHint).toBe(true);
+  });
+
   it('annotates the tools honestly: nothing read-only, the open world only with a network', async () => {
     const home = makeHome();
     const off = await connect(home);
