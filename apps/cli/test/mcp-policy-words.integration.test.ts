@@ -12,11 +12,20 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { useLeakCheck } from '@ux/test-utils';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  BIN,
+  makeHome,
+  runUx,
+  startUxInTerminal,
+  type UxHome,
+  warmUpTerminalSpawner,
+} from './cli-harness.js';
 import { McpWire } from './mcp-wire.js';
 import { CURL, httpServer, networkHome } from './network-harness.js';
 
+// The terminal test's host reaper starts before the leak check's baseline.
+beforeAll(() => warmUpTerminalSpawner());
 useLeakCheck();
 
 interface Connect {
@@ -281,6 +290,12 @@ describe('ux mcp start-up failures are answered in-band', () => {
     wire.end();
     expect(await wire.exited).toEqual({ code: 1, signal: null });
     expect(existsSync(join(home.workspace, 'ran'))).toBe(false);
+  });
+
+  it('typed at a terminal (no client: its input is the terminal) it prints the error and exits 2 at once', async () => {
+    const ux = await startUxInTerminal(['mcp', '--env', 'nope'], makeHome());
+    expect(await ux.exitCode()).toBe(2);
+    expect(ux.screen).toContain('ux: unknown environment "nope"; environments: local');
   });
 
   it('with no client at all (input ends at once) it prints the usage error and exits 2', async () => {
