@@ -6,6 +6,7 @@ import {
   type PolicyAsker,
   type PolicyForModel,
   type ToolDefinition,
+  withPolicyText,
 } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';
 
@@ -179,11 +180,10 @@ export function mcpListedTool(
   policyText: string,
   annotations: McpToolAnnotations | undefined,
 ) {
-  const runsCommands = tool.name === 'exec_command' || tool.name === 'shell_command';
   return {
     name: tool.name,
     ...(annotations ? { title: annotations.title } : {}),
-    description: runsCommands ? `${tool.description}\n\n${policyText}` : tool.description,
+    description: withPolicyText(tool, policyText).description,
     inputSchema: tool.parameters as { type: 'object' },
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
     ...(annotations ? { annotations } : {}),

@@ -170,6 +170,7 @@ export {
   type EnvironmentForModel,
   type PolicyAsker,
   type PolicyForModel,
+  withPolicyText,
 } from './tools/describe-policy-for-model.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';

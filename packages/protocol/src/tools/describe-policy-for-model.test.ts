@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EffectivePolicy, FileSystemEntry } from '../policy/file-system-policy.js';
-import { describePolicyForModel, type PolicyForModel } from './describe-policy-for-model.js';
+import { describePolicyForModel, type PolicyForModel, withPolicyText } from './describe-policy-for-model.js';
+import {
+  execCommandToolDefinition,
+  shellCommandToolDefinition,
+  writeStdinToolDefinition,
+} from './tool-definitions.js';
 
 // Goldens: the exact words a model reads for each kind of session. A change here is a change in what
 // every model is told; read the new text as a model would before accepting it.
@@ -335,5 +340,20 @@ describe('describePolicyForModel', () => {
     );
     expect(text).toContain('and 28 more');
     expect(text.length).toBeLessThanOrEqual(HARD_BUDGET);
+  });
+});
+
+describe('withPolicyText', () => {
+  it('ends the description of the tools that run commands with the policy, and leaves write_stdin alone', () => {
+    const policy = describePolicyForModel(session());
+    const exec = execCommandToolDefinition();
+    expect(withPolicyText(exec, policy)).toEqual({
+      ...exec,
+      description: `${exec.description}\n\n${policy}`,
+    });
+    const shell = shellCommandToolDefinition();
+    expect(withPolicyText(shell, policy).description).toBe(`${shell.description}\n\n${policy}`);
+    const stdin = writeStdinToolDefinition();
+    expect(withPolicyText(stdin, policy)).toBe(stdin);
   });
 });

@@ -297,3 +297,17 @@ function joined(items: readonly string[]): string {
     items.length > listLimit + 1 ? [...items.slice(0, listLimit), `${items.length - listLimit} more`] : items;
   return `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
+
+/**
+ * A tool definition as a model should see it in a session: the policy text (`describePolicyForModel`)
+ * after the description of a tool that runs commands (`exec_command`, `shell_command`); any other tool
+ * (`write_stdin` types into a process that is already running) unchanged. For hosts that hand a door's
+ * `tools` to a model; `ux mcp` lists its tools through it.
+ */
+export function withPolicyText<Tool extends { name: string; description: string }>(
+  tool: Tool,
+  policyText: string,
+): Tool {
+  if (tool.name !== 'exec_command' && tool.name !== 'shell_command') return tool;
+  return { ...tool, description: `${tool.description}\n\n${policyText}` };
+}
