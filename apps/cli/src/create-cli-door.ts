@@ -10,6 +10,7 @@ import {
   createRuleFileAppender,
   listRuleFiles,
   loadRuleFiles,
+  needsSandbox,
   type RuleWriter,
 } from '@ux/orchestrator';
 import {
@@ -49,6 +50,12 @@ export interface CliDoorOptions {
   platform?: NodeJS.Platform;
   /** What an environment's server says on stderr (its log), by environment id; default dropped. */
   onServerLog?: (id: string, text: string) => void;
+  /**
+   * Find the platform sandbox now, when commands run on this machine by default and the policy needs
+   * one: a sandbox that cannot run (bwrap missing, a wrong `bwrap_path`) rejects the door with its
+   * reason and fix, rather than failing the first command. `ux mcp` tells it in its `initialize` answer.
+   */
+  checkSandboxAtStart?: boolean;
   /**
    * The policy changed during the session: a host answered for the session (allowed, or refused), or
    * a command prefix approved (`prefix_rule`). `ux mcp` tells the model again.
@@ -154,6 +161,19 @@ async function composeDoor(
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });
+  if (
+    options.checkSandboxAtStart &&
+    runsLocallyByDefault(session) &&
+    'fileSystem' in policy &&
+    needsSandbox(policy)
+  ) {
+    try {
+      await orchestrator.sandboxes.select();
+    } catch (error) {
+      await closeRegistry(ownRegistry);
+      throw error;
+    }
+  }
   // The zsh fork's execs are decided one by one through a broker that lives as long as the door.
   const { shell } = session.toolPlan;
   const broker =
@@ -205,21 +225,34 @@ async function composeDoor(
         await door.shutdown();
         await environments.close();
         await broker?.close();
-        if (ownRegistry)
-          await Promise.all(
-            ownRegistry.ids.map((id) =>
-              ownRegistry
-                .get(id)
-                .close?.()
-                .catch(() => undefined),
-            ),
-          );
+        await closeRegistry(ownRegistry);
       } finally {
         unsubscribe?.();
         await proxy?.close();
       }
     },
   };
+}
+
+/** Closes the backends of a registry the door made (the bwrap backend's guard, runtime files, private /tmp). */
+async function closeRegistry(registry: SandboxRegistry | undefined): Promise<void> {
+  if (!registry) return;
+  await Promise.all(
+    registry.ids.map((id) =>
+      registry
+        .get(id)
+        .close?.()
+        .catch(() => undefined),
+    ),
+  );
+}
+
+/** Calls without `environment_id` run on this machine. */
+function runsLocallyByDefault(session: CliSession): boolean {
+  const { settings } = session;
+  return settings.environments.some(
+    (environment) => environment.id === settings.defaultEnvironment && environment.kind === 'local',
+  );
 }
 
 /** The rule writer, telling `onPolicyChange` of each prefix (it applies for the session even if saving fails). */

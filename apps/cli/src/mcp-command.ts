@@ -269,6 +269,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       platform: io.platform,
       reviewer,
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
+      checkSandboxAtStart: true,
       onPolicyChange: (change) => {
         if (recordSessionPolicyChange(changes, change)) policyChanged(canAsk);
       },

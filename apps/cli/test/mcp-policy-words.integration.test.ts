@@ -292,6 +292,30 @@ describe('ux mcp start-up failures are answered in-band', () => {
     expect(existsSync(join(home.workspace, 'ran'))).toBe(false);
   });
 
+  it('a sandbox that cannot run is told in the initialize answer, with its fix; nothing runs', async () => {
+    const home = makeHome({ config: 'bwrap_path = "/nonexistent/bwrap"\n' });
+    const wire = McpWire.start(home);
+    wire.send(McpWire.initialize(1));
+    wire.send(McpWire.call(2, 'exec_command', { cmd: 'touch ran' }));
+    const [initialize, call] = [await wire.answer(1), await wire.answer(2)];
+    for (const answer of [initialize, call])
+      expect(answer.error).toEqual({
+        code: -32603,
+        message:
+          'ux mcp cannot serve: the session could not start: sandbox "bwrap" unavailable: bwrap_path /nonexistent/bwrap is not an executable file; set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
+      });
+    wire.end();
+    expect(await wire.exited).toEqual({ code: 1, signal: null });
+    expect(existsSync(join(home.workspace, 'ran'))).toBe(false);
+  });
+
+  it('without a sandbox to find (danger-full-access) the same configuration serves', async () => {
+    const home = makeHome({ config: 'bwrap_path = "/nonexistent/bwrap"\n' });
+    const { client } = await connect(home, { args: ['--sandbox', 'danger-full-access'] });
+    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo served' } });
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'served\n' });
+  });
+
   it('typed at a terminal (no client: its input is the terminal) it prints the error and exits 2 at once', async () => {
     const ux = await startUxInTerminal(['mcp', '--env', 'nope'], makeHome());
     expect(await ux.exitCode()).toBe(2);
