@@ -10,6 +10,8 @@ import {
   createRuleFileAppender,
   listRuleFiles,
   loadRuleFiles,
+  needsSandbox,
+  type RuleWriter,
 } from '@ux/orchestrator';
 import {
   approvalPolicyName,
@@ -48,6 +50,21 @@ export interface CliDoorOptions {
   platform?: NodeJS.Platform;
   /** What an environment's server says on stderr (its log), by environment id; default dropped. */
   onServerLog?: (id: string, text: string) => void;
+  /**
+   * Find the platform sandbox now, when commands run on this machine by default and the policy needs
+   * one: a sandbox that cannot run (bwrap missing, a wrong `bwrap_path`) rejects the door with its
+   * reason and fix, rather than failing the first command. `ux mcp` tells it in its `initialize` answer.
+   */
+  checkSandboxAtStart?: boolean;
+  /**
+   * The policy changed during the session: a host answered for the session (allowed, or refused), or
+   * a command prefix approved (`prefix_rule`). `ux mcp` tells the model again.
+   */
+  onPolicyChange?: (
+    change:
+      | { kind: 'host'; host: string; decision: 'allowed' | 'refused' }
+      | { kind: 'prefix'; prefix: readonly string[] },
+  ) => void;
 }
 
 /**
@@ -122,7 +139,10 @@ async function composeDoor(
     approvalPolicy: settings.approvalPolicy.value,
     policy,
     execPolicy: createExecPolicy(rules),
-    ruleWriter: createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+    ruleWriter: withPrefixReport(
+      createRuleFileAppender(join(session.rulesDirectory, 'default.rules')),
+      options.onPolicyChange,
+    ),
     // The reviewer chain: hooks (the requirements' first), then the `[auto_review]` command when
     // approvals_reviewer routes there (on-request and granular only), else the person. With
     // `[auto_review] strict = true`, every command and retry goes to that command, hooks skipped.
@@ -141,6 +161,19 @@ async function composeDoor(
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });
+  if (
+    options.checkSandboxAtStart &&
+    runsLocallyByDefault(session) &&
+    'fileSystem' in policy &&
+    needsSandbox(policy)
+  ) {
+    try {
+      await orchestrator.sandboxes.select();
+    } catch (error) {
+      await closeRegistry(ownRegistry);
+      throw error;
+    }
+  }
   // The zsh fork's execs are decided one by one through a broker that lives as long as the door.
   const { shell } = session.toolPlan;
   const broker =
@@ -174,9 +207,16 @@ async function composeDoor(
   });
   // Hosts outside the lists are the reviewer chain's to decide, with the session's directory; every
   // exchange reaches the door's listeners as a `network_access` event.
-  proxy?.setAsk((request, { signal }) =>
-    orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal }),
-  );
+  proxy?.setAsk(async (request, { signal }) => {
+    const decision = await orchestrator.decideNetwork({ ...request, cwd: options.cwd, signal });
+    if (decision === 'allow_session' || decision === 'deny_session')
+      options.onPolicyChange?.({
+        kind: 'host',
+        host: request.host,
+        decision: decision === 'allow_session' ? 'allowed' : 'refused',
+      });
+    return decision;
+  });
   const unsubscribe = proxy?.onAccess((event) => door.notify(event));
   return {
     ...door,
@@ -185,20 +225,42 @@ async function composeDoor(
         await door.shutdown();
         await environments.close();
         await broker?.close();
-        if (ownRegistry)
-          await Promise.all(
-            ownRegistry.ids.map((id) =>
-              ownRegistry
-                .get(id)
-                .close?.()
-                .catch(() => undefined),
-            ),
-          );
+        await closeRegistry(ownRegistry);
       } finally {
         unsubscribe?.();
         await proxy?.close();
       }
     },
+  };
+}
+
+/** Closes the backends of a registry the door made (the bwrap backend's guard, runtime files, private /tmp). */
+async function closeRegistry(registry: SandboxRegistry | undefined): Promise<void> {
+  if (!registry) return;
+  await Promise.all(
+    registry.ids.map((id) =>
+      registry
+        .get(id)
+        .close?.()
+        .catch(() => undefined),
+    ),
+  );
+}
+
+/** Calls without `environment_id` run on this machine. */
+function runsLocallyByDefault(session: CliSession): boolean {
+  const { settings } = session;
+  return settings.environments.some(
+    (environment) => environment.id === settings.defaultEnvironment && environment.kind === 'local',
+  );
+}
+
+/** The rule writer, telling `onPolicyChange` of each prefix (it applies for the session even if saving fails). */
+function withPrefixReport(write: RuleWriter, onPolicyChange: CliDoorOptions['onPolicyChange']): RuleWriter {
+  if (!onPolicyChange) return write;
+  return (prefix) => {
+    onPolicyChange({ kind: 'prefix', prefix });
+    return write(prefix);
   };
 }
 

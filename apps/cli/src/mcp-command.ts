@@ -4,6 +4,9 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
   type JSONRPCMessage,
   ListToolsRequestSchema,
   McpError,
@@ -18,6 +21,7 @@ import {
   readableText,
   sandboxModes,
   simpleApprovalPolicies,
+  UxError,
 } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
@@ -26,6 +30,15 @@ import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { serveCleanPrompt } from './mcp-clean-prompt.js';
+import {
+  type McpPolicyContext,
+  mcpInstructions,
+  mcpListedTool,
+  mcpPolicyText,
+  mcpToolAnnotations,
+  noSessionPolicyChanges,
+  recordSessionPolicyChange,
+} from './mcp-policy-words.js';
 import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { missingToolsReason } from './missing-tools-reason.js';
@@ -50,9 +63,13 @@ client as elicitation requests when it supports them; otherwise whatever needs a
 (never run without asking). A cancelled call stops waiting and keeps its process; closing the server
 ends every process. Calls that wait longer than a second report progress when the client asks for it.
 
-A configuration that keeps it from serving (a mistake in config.toml, a feature plan without
-exec_command) is told to the client: every request, initialize first, is answered with an error that
-names the file and line.
+The session's sandbox, network, environments and how to ask for more are told to the model in the
+server's instructions and in exec_command's description, and kept true as the session changes (hosts
+allowed for the session, approved prefixes: the tool list changes and the client is notified).
+
+Whatever keeps it from serving (a mistake in these options or in config.toml, an unknown environment, a
+feature plan without exec_command, a session that cannot start) is told to the client: every request,
+initialize first, is answered with an error that names the problem and the fix; stderr says it too.
 
 Options:
   --cwd DIR              the session directory (default the current one)
@@ -70,6 +87,32 @@ const ANSWER_WAIT_MS = 5000;
 
 export async function mcpCommand(args: string[], io: Io): Promise<number> {
   useBaselineWasmCompiler();
+  let prepared: PreparedSession | 'help';
+  try {
+    prepared = prepareSession(args, io);
+  } catch (error) {
+    return serveFailure(error, io);
+  }
+  if (prepared === 'help') {
+    io.stdout(MCP_HELP);
+    return 0;
+  }
+  if ('cannotServe' in prepared) return serveStartupError(prepared.cannotServe, io);
+  return serveSession(prepared, io);
+}
+
+interface ReadySession {
+  session: CliSession;
+  policy: EffectivePolicy;
+  cwd: string;
+}
+type PreparedSession = ReadySession | { cannotServe: string };
+
+/**
+ * Arguments, configuration and the tool plan: everything `ux mcp` checks before it serves. Throws what
+ * keeps it from serving; `serveFailure` tells the client.
+ */
+function prepareSession(args: string[], io: Io): PreparedSession | 'help' {
   const { values, positionals } = parseOptions(
     args,
     {
@@ -81,10 +124,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     },
     HELP_COMMAND,
   );
-  if (values.help) {
-    io.stdout(MCP_HELP);
-    return 0;
-  }
+  if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, HELP_COMMAND);
   const approvalPolicy: ApprovalPolicy | undefined =
     values.approval === undefined
@@ -97,37 +137,87 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     helpCommand: HELP_COMMAND,
     modes: MCP_SANDBOX_MODES,
   });
-  // Mistakes in arguments end ux mcp with a usage error; the configuration's reach the client.
-  let session: CliSession;
-  let policy: EffectivePolicy;
-  try {
-    session = loadPolicySession(
-      io,
-      { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environment: values.env }) },
-      HELP_COMMAND,
-    );
-    policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return serveStartupError(error.message, io);
-    throw error;
-  }
+  const session = loadPolicySession(
+    io,
+    { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environment: values.env }) },
+    HELP_COMMAND,
+  );
+  const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });
   for (const warning of session.warnings) io.stderr(`ux mcp: warning: ${warning}\n`);
   // The plan's tools: exec_command and write_stdin, or shell_command (the zsh fork's standalone tool).
-  const servedTools: readonly string[] = session.toolPlan.tools;
   const notOffered =
-    servedTools.length === 0 ? missingToolsReason(session, ['exec_command', 'write_stdin']) : undefined;
-  if (notOffered) return serveStartupError(notOffered, io);
+    session.toolPlan.tools.length === 0
+      ? missingToolsReason(session, ['exec_command', 'write_stdin'])
+      : undefined;
+  if (notOffered) return { cannotServe: notOffered };
   if (session.toolPlan.zshForkUnavailable !== undefined)
-    return serveStartupError(`the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`, io);
+    return { cannotServe: `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}` };
+  return { session, policy, cwd };
+}
+
+/**
+ * A start-up failure, told the way a client can show it: in-band (every request answered with it) and
+ * on stderr, with main's exit codes (2 for a usage mistake, 1 otherwise). A mistake in the arguments
+ * is the client configuration's, so the fix says where to make it. An unexpected error is told too.
+ */
+function serveFailure(error: unknown, io: Io): Promise<number> {
+  if (UsageError.isInstance(error))
+    return serveStartupError(
+      `${error.message}. These arguments come from the MCP client's configuration of this server: correct them there ('${error.helpCommand}' lists the options)`,
+      io,
+      { exitCode: 2, stderr: `ux: ${error.message}\nRun '${error.helpCommand}' for usage.\n` },
+    );
+  if (ConfigError.isInstance(error)) return serveStartupError(error.message, io);
+  if (UxError.isInstance(error) && error.code === 'invalid_arguments')
+    return serveStartupError(
+      `${error.message}. These arguments come from the MCP client's configuration of this server: correct them there ('${HELP_COMMAND}' lists the options)`,
+      io,
+      { exitCode: 2, stderr: `ux: ${error.message}\n` },
+    );
+  const message = error instanceof Error ? error.message : String(error);
+  return serveStartupError(`the session could not start: ${message}`, io);
+}
+
+async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Promise<number> {
+  const servedTools: readonly string[] = session.toolPlan.tools;
+  // What changed during the session (hosts answered for it, approved prefixes), told to the model.
+  const changes = noSessionPolicyChanges();
+  const policyContext = (canElicit: boolean): McpPolicyContext => ({
+    session,
+    policy,
+    cwd,
+    canElicit,
+    platform: io.platform,
+    changes,
+  });
+  const remoteEnvironments = session.settings.environments.some(
+    (environment) => environment.kind !== 'local',
+  );
 
   const server = new Server(
     { name: 'ux', version: packageJson.version },
     {
       // With a network by domain, each connection through the proxy is logged to the client.
-      capabilities: { tools: {}, prompts: {}, ...(policy.network === 'proxied' ? { logging: {} } : {}) },
-      instructions: 'Run shell commands with exec_command; continue or poll running ones with write_stdin.',
+      capabilities: {
+        // The tool list changes when the policy does (exec_command's description tells it).
+        tools: { listChanged: true },
+        prompts: {},
+        ...(policy.network === 'proxied' ? { logging: {} } : {}),
+      },
     },
   );
+  // The instructions tell the policy, and who is asked depends on the client's elicitation: they are
+  // written when its `initialize` comes. The SDK's own answer is kept (versions, capabilities).
+  const sdkInitialize = (
+    server as unknown as { _oninitialize(request: InitializeRequest): Promise<InitializeResult> }
+  )._oninitialize.bind(server);
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const answer = await sdkInitialize(request);
+    // The session starts now, so that one that cannot start is told in this answer (and every later one).
+    await ensureDoor();
+    const canElicit = Boolean(request.params.capabilities.elicitation);
+    return { ...answer, instructions: mcpInstructions(servedTools, mcpPolicyText(policyContext(canElicit))) };
+  });
   const log = (text: string) => io.stderr(text);
   // Set once the input has ended or a signal came: nothing new starts, what was accepted is answered.
   let draining = false;
@@ -138,9 +228,11 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     onInputEnd: () => void drain(),
   });
 
-  // The door is built once the client has said what it can do (its `initialize`): elicitation decides
-  // who approves. A request before that is refused, never held.
+  // The door is built once the client has said what it can do (its `initialize`, which waits for it):
+  // elicitation decides who approves. A request before that is refused, never held. A door that cannot
+  // be built is told to every request, and ux mcp exits 1 when its input ends.
   let doorCreation: Promise<UnifiedExec> | undefined;
+  let startFailed = false;
   const ensureDoor = (): Promise<UnifiedExec> => {
     if (doorCreation) return doorCreation;
     const capabilities = server.getClientCapabilities();
@@ -177,6 +269,16 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       platform: io.platform,
       reviewer,
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
+      checkSandboxAtStart: true,
+      onPolicyChange: (change) => {
+        if (recordSessionPolicyChange(changes, change)) policyChanged(canAsk);
+      },
+    }).catch((error: unknown) => {
+      // Told in-band: every request that needs the door is answered with it.
+      startFailed = true;
+      throw new Error(
+        `ux mcp cannot serve: the session could not start: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
     // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
     // `info` when it went through, `warning` when it was refused.
@@ -194,27 +296,27 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       () => undefined,
     );
     doorCreation.catch((error: unknown) => {
-      log(`ux mcp: ${error instanceof Error ? error.message : String(error)}\n`);
-      void drain();
+      log(`${error instanceof Error ? error.message : String(error)}\n`);
     });
     return doorCreation;
   };
-  // Built early when `initialized` comes after `initialize` was handled (the SDK does not promise that
-  // order); otherwise at the first request that needs it.
-  server.oninitialized = () => {
-    void ensureDoor().catch(() => undefined);
-  };
-
   serveCleanPrompt(server, () => ensureDoor());
+  // The policy text of the last tools/list answer: when the policy changes the text, the client is told
+  // the list changed, so it lists the tools again and the model reads the new text.
+  let listedPolicyText: string | undefined;
+  const policyChanged = (canElicit: boolean) => {
+    if (listedPolicyText === undefined || listedPolicyText === mcpPolicyText(policyContext(canElicit)))
+      return;
+    void server.sendToolListChanged().catch(() => undefined);
+  };
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const served = (await ensureDoor()).tools.filter((tool) => servedTools.includes(tool.name));
+    const policyText = mcpPolicyText(policyContext(Boolean(server.getClientCapabilities()?.elicitation)));
+    listedPolicyText = policyText;
     return {
-      tools: served.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.parameters as { type: 'object' },
-        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
-      })),
+      tools: served.map((tool) =>
+        mcpListedTool(tool, policyText, mcpToolAnnotations(tool.name, policy, remoteEnvironments)),
+      ),
     };
   });
 
@@ -314,7 +416,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
   process.off('SIGINT', stop);
   process.off('SIGHUP', stop);
   process.stdin.pause();
-  return 0;
+  return startFailed ? 1 : 0;
 }
 
 function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {

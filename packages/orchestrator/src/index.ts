@@ -47,6 +47,7 @@ export { parseRulesFile } from './policy/parse-rules-file.js';
 export type { Decision, PatternToken, PrefixRule, RuleMatch, RuleSource } from './policy/prefix-rule.js';
 export { prefixRuleFromConfig } from './policy/prefix-rule-from-config.js';
 export { createRuleFileAppender, type RuleWriter } from './policy/rule-file-appender.js';
+export { hasFullDiskWrite, needsSandbox } from './sandbox/needs-sandbox.js';
 export {
   createSandboxSelector,
   type SandboxSelector,

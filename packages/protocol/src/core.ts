@@ -165,6 +165,13 @@ export {
   windowsArgumentsLine,
   windowsCommandLine,
 } from './text/windows-command-line.js';
+export {
+  describePolicyForModel,
+  type EnvironmentForModel,
+  type PolicyAsker,
+  type PolicyForModel,
+  withPolicyText,
+} from './tools/describe-policy-for-model.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
 export { execCommandParameters } from './tools/exec-command-parameters.js';
 export type { ExecResult, Refusal, SandboxDenial } from './tools/exec-result.js';
