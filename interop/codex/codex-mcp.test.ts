@@ -291,9 +291,9 @@ describe('codex exec 0.169.0 → ux mcp, what the model receives', () => {
   it('a refusal: require_escalated, declined by codex exec, keeps the shape and the command', () => {
     const result = structured('escalate');
     expect.soft(result).toMatchObject({ result_version: 1, status: 'refused', command: ESCALATE });
-    // `codex exec` declines every elicitation at once without asking anyone; ux sees the client's
-    // decline, which it may attribute to the client or to the person behind it, never to a rule,
-    // the policy or "nobody could be asked" (someone was).
+    // `codex exec` declines every elicitation at once without asking anyone. ux tells the client's
+    // automatic answer from a person's by how soon it came (`client` within a second), so a stalled
+    // machine may read it as the person's; never a rule, the policy or "nobody could be asked".
     const refusal = result.refusal as { decided_by: string; reason: string } | undefined;
     expect.soft(['client', 'person']).toContain(refusal?.decided_by);
     expect.soft(refusal?.reason).toEqual(expect.stringMatching(/\S/));
