@@ -114,7 +114,14 @@ export function runCodexExec(options: {
   /** More log targets for RUST_LOG, e.g. `info` to see everything Codex does. */
   rustLog?: string;
 }): Promise<CodexExecResult> {
-  const rustLog = ['warn', 'codex_rmcp_client::stdio_server_launcher=info', options.rustLog]
+  // The scripted model is unknown to Codex, which warns so at every turn: silenced, to keep the log
+  // readable in a failure's diagnostics.
+  const rustLog = [
+    'warn',
+    'codex_models_manager=error',
+    'codex_rmcp_client::stdio_server_launcher=info',
+    options.rustLog,
+  ]
     .filter(Boolean)
     .join(',');
   return new Promise((resolve, reject) => {
@@ -170,10 +177,14 @@ export function runCodexExec(options: {
     });
     child.on('close', (status, signal) => {
       clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as CodexEvent);
+      const events = stdout.split('\n').flatMap((line) => {
+        if (!line.startsWith('{')) return [];
+        try {
+          return [JSON.parse(line) as CodexEvent];
+        } catch {
+          return [{ type: 'unreadable', line }];
+        }
+      });
       resolve({ status, signal, timedOut, events, stdout, stderr });
     });
   });
