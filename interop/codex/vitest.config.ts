@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Interoperability with Codex's real exec-server, kept out of the default `npm test`: it needs
-// @openai/codex (about 400 MB) installed here with `npm ci`. Run with `npm test --prefix interop/codex`.
+// Interoperability with the real Codex (its exec-server, and `codex exec` driving `ux mcp`), kept out of
+// the default `npm test`: it needs @openai/codex (about 400 MB) installed here with `npm ci`. Run with `npm test --prefix interop/codex`.
 const jsonReport = process.env.UX_TEST_JSON;
 
 export default defineConfig({
