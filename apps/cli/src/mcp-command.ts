@@ -12,6 +12,7 @@ import {
   type ApprovalPolicy,
   ConfigError,
   type EffectivePolicy,
+  type ExecResult,
   NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type Reviewer,
@@ -19,14 +20,19 @@ import {
   sandboxModes,
   simpleApprovalPolicies,
 } from '@ux/protocol/core';
-import type { UnifiedExec } from '@ux/unified-exec';
+import { REFUSAL_NEXT_STEPS, renderNotRun, renderResultText, type UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
 import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { serveCleanPrompt } from './mcp-clean-prompt.js';
-import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
+import {
+  CLIENT_AUTOMATIC_ANSWER_MS,
+  type ClientAnswer,
+  createElicitationReviewer,
+  pausingReviewer,
+} from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { oneOf, parseOptions } from './parse-options.js';
@@ -153,7 +159,12 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     let setPaused: (paused: boolean) => void = () => {};
     const reviewer: Reviewer = canAsk
       ? pausingReviewer(
-          createElicitationReviewer(server, log, { ruleFile: join(session.rulesDirectory, 'default.rules') }),
+          createElicitationReviewer(
+            server,
+            log,
+            { ruleFile: join(session.rulesDirectory, 'default.rules') },
+            (callId, answer) => clientRefusals.set(callId, answer),
+          ),
           (paused) => setPaused(paused),
         )
       : {
@@ -176,6 +187,7 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
       env: io.env,
       platform: io.platform,
       reviewer,
+      reviewerCanAsk: canAsk,
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
     });
     // Each exchange through the session's network proxy, as an MCP log message (logger `ux.network`):
@@ -218,27 +230,42 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
     };
   });
 
-  const notRun: CallToolResult = {
-    isError: true,
-    content: [
-      { type: 'text', text: 'not run: the server is shutting down (its input ended); nothing was started' },
-    ],
-  };
+  const notRun = (startedAt: number): CallToolResult =>
+    toolResult(
+      false,
+      renderNotRun({
+        status: 'failed',
+        wallTimeMs: Date.now() - startedAt,
+        error: {
+          code: 'server_shutting_down',
+          message: 'not run: the server is shutting down (its input ended); nothing was started',
+        },
+      }),
+    );
+  // The MCP client's own refusals of approval questions, by call id: a refusal of a person's is told
+  // apart from the client's automatic answer (see `CLIENT_AUTOMATIC_ANSWER_MS`).
+  const clientRefusals = new Map<string, ClientAnswer>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: toolArgs } = request.params;
-    if (!servedTools.includes(name)) {
-      return {
-        isError: true,
-        content: [
-          { type: 'text', text: `unknown tool "${name}"; this server has ${servedTools.join(' and ')}` },
-        ],
-      };
-    }
-    if (draining) return notRun;
-    const active = await ensureDoor();
-    if (draining) return notRun;
-    const progressToken = request.params._meta?.progressToken;
+    // The call's wall time counts from here: before the door exists, approvals and sandbox set-up.
     const startedAt = Date.now();
+    const { name, arguments: toolArgs } = request.params;
+    if (!servedTools.includes(name))
+      return toolResult(
+        false,
+        renderNotRun({
+          status: 'failed',
+          wallTimeMs: Date.now() - startedAt,
+          error: {
+            code: 'unknown_tool',
+            message: `unknown tool "${name}"; this server has ${servedTools.join(' and ')}`,
+          },
+          nextStep: `Call ${servedTools.join(' or ')}.`,
+        }),
+      );
+    if (draining) return notRun(startedAt);
+    const active = await ensureDoor();
+    if (draining) return notRun(startedAt);
+    const progressToken = request.params._meta?.progressToken;
     const ticker =
       progressToken === undefined
         ? undefined
@@ -255,17 +282,15 @@ export async function mcpCommand(args: string[], io: Io): Promise<number> {
               })
               .catch(() => undefined);
           }, PROGRESS_INTERVAL_MS);
+    const callId = `mcp-${String(extra.requestId)}`;
     try {
-      const response = await active.call(name, toolArgs ?? {}, {
-        callId: `mcp-${String(extra.requestId)}`,
-        signal: extra.signal,
-      });
-      return {
-        content: [{ type: 'text', text: response.text }],
-        ...(response.success && response.result ? { structuredContent: response.result } : {}),
-        ...(response.success ? {} : { isError: true }),
-      };
+      const response = await active.call(name, toolArgs ?? {}, { callId, signal: extra.signal, startedAt });
+      // Every answer carries the structured result, errors and refusals included: Codex and Claude Code
+      // show the model that, not the text; Gemini shows the text. Both say the same.
+      const result = byWhom(response.result, clientRefusals.get(callId));
+      return toolResult(response.success, result, result === response.result ? response.text : undefined);
     } finally {
+      clientRefusals.delete(callId);
       if (ticker) clearInterval(ticker);
     }
   });
@@ -331,4 +356,36 @@ function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
       `${(issue.path ?? []).join('.') || '(root)'}: ${issue.message ?? 'invalid'}`,
   );
   return { ...message, error: { code: -32602, message: `Invalid params: ${described.join('; ')}` } };
+}
+
+/** The MCP answer of a result: its text, and the result itself as `structuredContent`. */
+function toolResult(success: boolean, result: ExecResult, text = renderResultText(result)): CallToolResult {
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: result,
+    ...(success ? {} : { isError: true }),
+  };
+}
+
+/**
+ * A refusal the orchestrator put down to a person, when the client's `decline` or `cancel` came too
+ * fast for anyone to have read the question: the client's automatic answer (`codex exec` declines
+ * every elicitation, `claude -p` cancels), said so.
+ */
+function byWhom(result: ExecResult, answer: ClientAnswer | undefined): ExecResult {
+  if (
+    result.status !== 'refused' ||
+    result.refusal?.decided_by !== 'person' ||
+    answer === undefined ||
+    answer.ms >= CLIENT_AUTOMATIC_ANSWER_MS
+  )
+    return result;
+  return {
+    ...result,
+    refusal: {
+      decided_by: 'client',
+      reason: `the MCP client answered the approval question with "${answer.action}" after ${answer.ms} ms, too soon for a person to have read it: its automatic answer`,
+    },
+    next_step: REFUSAL_NEXT_STEPS.client,
+  };
 }

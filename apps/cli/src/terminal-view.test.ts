@@ -49,6 +49,8 @@ describe('runTerminalView', () => {
         text: '(receipt)',
         success: true,
         result: {
+          result_version: 1,
+          status: 'exited',
           exit_code: 0,
           wall_time_seconds: 0,
           original_token_count: 1,
@@ -76,6 +78,14 @@ describe('runTerminalView', () => {
         text: `exec_command failed for \`bash -lc 'touch \x1b[2K\rx'\`: ${reason}`,
         success: false,
         error: new RejectedError({ reason, source: 'policy' }),
+        result: {
+          result_version: 1,
+          status: 'refused',
+          command: 'touch \x1b[2K\rx',
+          wall_time_seconds: 0.01,
+          refusal: { decided_by: 'rule', reason },
+          output: '',
+        },
       }),
       command,
       terminal,

@@ -43,14 +43,18 @@ export const execResultSchema = z.lazy(() =>
     command: z
       .string()
       .optional()
-      .describe('The command exactly as the call gave it (cmd, or the patch invocation); absent for write_stdin.'),
+      .describe(
+        'The command exactly as the call gave it (cmd, or the patch invocation); absent for write_stdin.',
+      ),
     chunk_id: z
       .string()
       .optional()
       .describe('Six lowercase hex characters identifying this piece of output.'),
     wall_time_seconds: z
       .number()
-      .describe('Time from the moment the call started to its answer, approvals and sandbox set-up included.'),
+      .describe(
+        'Time from the moment the call started to its answer, approvals and sandbox set-up included.',
+      ),
     exit_code: z.number().int().optional().describe('Present once the process has exited.'),
     session_id: z
       .number()
@@ -81,7 +85,9 @@ export const execResultSchema = z.lazy(() =>
     sandbox_denied: z
       .boolean()
       .optional()
-      .describe('True when the sandbox (or the network proxy) blocked something this command tried: see denial.'),
+      .describe(
+        'True when the sandbox (or the network proxy) blocked something this command tried: see denial.',
+      ),
     denial: z
       .object({
         kind: z.enum(sandboxDenialKinds),
@@ -91,7 +97,9 @@ export const execResultSchema = z.lazy(() =>
         reason: z
           .string()
           .optional()
-          .describe('Why the proxy refused (not_in_allow_list, deny_list, outside_cap, denied_by_person, …).'),
+          .describe(
+            'Why the proxy refused (not_in_allow_list, deny_list, outside_cap, denied_by_person, …).',
+          ),
       })
       .optional()
       .describe('What the sandbox blocked, when a failure looks like its doing and the policy forbade it.'),
@@ -100,7 +108,7 @@ export const execResultSchema = z.lazy(() =>
         decided_by: z
           .enum(refusalDeciders)
           .describe(
-            "person: the person said no; client: the MCP client answered without asking anyone; reviewer: an automatic reviewer; rule: a prefix rule; policy: the approval policy or sandbox settings; nobody: nobody could be asked.",
+            'person: the person said no; client: the MCP client answered without asking anyone; reviewer: an automatic reviewer; rule: a prefix rule; policy: the approval policy or sandbox settings; nobody: nobody could be asked.',
           ),
         reason: z.string().describe('Why, in one sentence.'),
       })
