@@ -126,7 +126,8 @@ export function renderResultText(result: ExecResult): string {
     lines.push(`Not run${command}: ${readableText(result.refusal.reason)}`);
     lines.push(`Refused by: ${DECIDERS[result.refusal.decided_by]} (${result.refusal.decided_by})`);
   } else if (result.status === 'failed' && result.error) {
-    lines.push(`Failed${command}: ${readableText(result.error.message)}`);
+    // A message without a command names its tool already (`write_stdin failed: …`).
+    lines.push(`${command === '' ? '' : `Failed${command}: `}${readableText(result.error.message)}`);
     lines.push(`Error: ${result.error.code}`);
   } else if (result.status === 'interrupted') {
     const after = `${result.wall_time_seconds.toFixed(1)}s`;
