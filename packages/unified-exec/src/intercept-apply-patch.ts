@@ -15,12 +15,13 @@ import {
   hasInvisibleText,
   nodeFsView,
   type PatchChange,
+  RejectedError,
   readableText,
   visibleText,
 } from '@ux/protocol/core';
 import type { DoorContext } from './door-context.js';
 import { receipt } from './receipt.js';
-import { launchFailureResponse, refusedResponse } from './refusal-response.js';
+import { decidedBy, refusedResponse } from './refusal-response.js';
 import { collectedText, newChunkId } from './render-response.js';
 import type { CallContext, ToolResponse } from './tool-response.js';
 
@@ -85,17 +86,22 @@ export async function interceptApplyPatch(
     });
     if (decision.action === 'refuse') {
       const reason = `apply_patch rejected: ${readableText(decision.reason)}`;
-      if (decision.cause !== undefined && !decision.aborted)
-        return launchFailureResponse(callStart, cmd, decision.cause);
+      // Asked and refused: whoever answered decided; refused without asking: the policy did.
+      const asked = RejectedError.isInstance(decision.cause) ? decision.cause : undefined;
       return refusedResponse(
         callStart,
         {
           command: cmd,
-          decidedBy: decision.aborted ? 'person' : 'policy',
+          decidedBy: decision.aborted ? 'person' : asked ? decidedBy(asked) : 'policy',
           reason,
-          nextStep: decision.aborted
-            ? 'The person stopped the turn: wait for their instructions.'
-            : 'The policy does not let a patch write there: change only files inside the writable roots, and none that is protected.',
+          ...(decision.aborted
+            ? { nextStep: 'The person stopped the turn: wait for their instructions.' }
+            : asked
+              ? {}
+              : {
+                  nextStep:
+                    'The policy does not let a patch write there: change only files inside the writable roots, and none that is protected.',
+                }),
         },
         decision.aborted ? { interruptTurn: true } : {},
       );

@@ -34,6 +34,11 @@ export const REFUSAL_NEXT_STEPS: Record<RefusalDecider, string> = {
     'Nobody can approve commands in this session: run only what the sandbox allows without approval, or ask the person to start ux with a policy that needs none.',
 };
 
+/** Who decided a `RejectedError`, for the model. */
+export function decidedBy(error: RejectedError): RefusalDecider {
+  return error.decidedBy ?? DECIDED_BY[error.source];
+}
+
 /** The refused response: nothing ran, `refusal` says who decided and why. */
 export function refusedResponse(
   startedAt: number,
@@ -71,11 +76,7 @@ export function launchFailureResponse(startedAt: number, command: string, error:
       { error, interruptTurn: true },
     );
   if (RejectedError.isInstance(error))
-    return refusedResponse(
-      startedAt,
-      { command, decidedBy: error.decidedBy ?? DECIDED_BY[error.source], reason: message },
-      { error },
-    );
+    return refusedResponse(startedAt, { command, decidedBy: decidedBy(error), reason: message }, { error });
   if (SandboxUnavailableError.isInstance(error))
     return failed(startedAt, {
       code: error.code,

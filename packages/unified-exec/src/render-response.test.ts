@@ -1,6 +1,7 @@
 import { execResultSchema } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import {
+  COMMAND_QUOTE_CHARS,
   collectedText,
   renderNotRun,
   renderResponseText,
@@ -217,5 +218,29 @@ describe('one result, two renderings', () => {
     expect(renderShellCommandText(result)).toBe(
       'Exit code: 124\nWall time: 10.0 seconds\nOutput:\n\ncommand timed out after 10000 ms; its process group was killed',
     );
+  });
+});
+
+describe('the command in a headline', () => {
+  const refused = (command: string) =>
+    renderResultText(
+      renderNotRun({
+        status: 'refused',
+        wallTimeMs: 0,
+        command,
+        refusal: { decided_by: 'rule', reason: 'no' },
+      }),
+    ).split('\n')[0]!;
+
+  it('is quoted as typed, one line, with control characters as escapes', () => {
+    expect(refused('echo hi')).toBe('Not run `echo hi`: no');
+    expect(refused('touch x #\r\x1b[2K  ok\nls')).toBe('Not run `touch x #\\r\\e[2K  ok\\nls`: no');
+  });
+
+  it('is cut after 200 characters with its size, while the result keeps all of it', () => {
+    const command = 'y'.repeat(5_000_000);
+    const line = refused(command);
+    expect(line).toMatch(/^Not run `y+… \(5000000 bytes\)`: no$/);
+    expect(line.length).toBeLessThan(COMMAND_QUOTE_CHARS + 50);
   });
 });

@@ -121,7 +121,7 @@ const DECIDERS: Record<Refusal['decided_by'], string> = {
  */
 export function renderResultText(result: ExecResult): string {
   const lines: string[] = [];
-  const command = result.command === undefined ? '' : ` \`${readableText(result.command)}\``;
+  const command = result.command === undefined ? '' : ` \`${quotedCommand(result.command)}\``;
   if (result.status === 'refused' && result.refusal) {
     lines.push(`Not run${command}: ${readableText(result.refusal.reason)}`);
     lines.push(`Refused by: ${DECIDERS[result.refusal.decided_by]} (${result.refusal.decided_by})`);
@@ -185,6 +185,15 @@ export function collectedText(text: string): CollectedOutput {
   const output = new CollectedOutput();
   output.push(Buffer.from(text, 'utf8'));
   return output;
+}
+
+/** How much of a command a headline repeats (the result's `command` has all of it). */
+export const COMMAND_QUOTE_CHARS = 200;
+
+/** The command on one line, escaped, cut after 200 characters with its full size. */
+function quotedCommand(command: string): string {
+  if (command.length <= COMMAND_QUOTE_CHARS) return readableText(command);
+  return `${readableText(command.slice(0, COMMAND_QUOTE_CHARS))}… (${Buffer.byteLength(command, 'utf8')} bytes)`;
 }
 
 function seconds(ms: number): number {
