@@ -247,9 +247,10 @@ describe('a server that cannot be reached', () => {
       home,
     );
     expect(unsandboxed.status).toBe(1);
-    expect(unsandboxed.stdout).toBe(
-      `exec_command failed for \`/bin/bash -lc '${command}'\`: failed to start /bin/bash: ${refusedConnection}; the command was not run (ux never runs it locally instead)\n`,
+    expect(firstLine(unsandboxed.stdout)).toBe(
+      `Failed \`${command}\`: failed to start /bin/bash: ${refusedConnection}; the command was not run (ux never runs it locally instead)`,
     );
+    expect(unsandboxed.stdout).toContain('\nError: spawn_failed\n');
 
     const client = await connectMcp(home, ['--env', 'box']);
     const viaMcp = await client.callTool({ name: 'exec_command', arguments: { cmd: command } });

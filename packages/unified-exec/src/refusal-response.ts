@@ -90,7 +90,8 @@ export function launchFailureResponse(startedAt: number, command: string, error:
       code: error.code,
       message,
       command,
-      nextStep: 'Nothing ran: fix what the error names (the working directory, the program) and call again.',
+      nextStep:
+        'Nothing ran: it could not start, for the reason the message gives. Fix that and call again, or tell the person when it is out of your reach.',
       error,
     });
   return failed(startedAt, { code: 'internal_error', message, command });
