@@ -244,3 +244,27 @@ describe('the command in a headline', () => {
     expect(line.length).toBeLessThan(COMMAND_QUOTE_CHARS + 50);
   });
 });
+
+describe('a command too long to echo back', () => {
+  it('is cut in the result and quoted once, with its real size, in the text', () => {
+    const result = renderNotRun({
+      status: 'failed',
+      wallTimeMs: 0,
+      command: 'z'.repeat(200_000),
+      error: { code: 'invalid_arguments', message: 'too long' },
+    });
+    expect(result.command).toBe(`${'z'.repeat(200)}… (200000 bytes)`);
+    expect(renderResultText(result).split('\n')[0]).toBe(
+      `Failed \`${'z'.repeat(200)}… (200000 bytes)\`: too long`,
+    );
+    const patch = `apply_patch <<'EOF'\n${'+line\n'.repeat(10_000)}EOF`;
+    expect(
+      renderNotRun({
+        status: 'refused',
+        wallTimeMs: 0,
+        command: patch,
+        refusal: { decided_by: 'policy', reason: 'r' },
+      }).command,
+    ).toBe(patch);
+  });
+});

@@ -65,7 +65,7 @@ export function renderStructured(parts: ResponseParts): ExecResult {
   return {
     result_version: EXEC_RESULT_VERSION,
     status,
-    ...(parts.command === undefined ? {} : { command: parts.command }),
+    ...(parts.command === undefined ? {} : { command: commandField(parts.command) }),
     ...(parts.chunkId !== '' ? { chunk_id: parts.chunkId } : {}),
     wall_time_seconds: seconds(parts.wallTimeMs),
     ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),
@@ -95,7 +95,7 @@ export function renderNotRun(parts: {
   return {
     result_version: EXEC_RESULT_VERSION,
     status: parts.status,
-    ...(parts.command === undefined ? {} : { command: parts.command }),
+    ...(parts.command === undefined ? {} : { command: commandField(parts.command) }),
     wall_time_seconds: seconds(parts.wallTimeMs),
     ...(parts.sessionId === undefined ? {} : { session_id: parts.sessionId }),
     ...(parts.refusal ? { refusal: parts.refusal } : {}),
@@ -190,9 +190,26 @@ export function collectedText(text: string): CollectedOutput {
 /** How much of a command a headline repeats (the result's `command` has all of it). */
 export const COMMAND_QUOTE_CHARS = 200;
 
+/**
+ * The longest command a result repeats whole: 128 KiB, above what a shell accepts as its one argument
+ * on Linux (such a command is refused before it starts). A longer one is not echoed back: the result
+ * holds its first 200 characters and its size.
+ */
+export const COMMAND_RESULT_MAX_BYTES = 128 * 1024;
+
+/** The result's `command`: as the call gave it, unless it is too long to echo back. */
+function commandField(command: string): string {
+  if (command.length <= COMMAND_QUOTE_CHARS || Buffer.byteLength(command, 'utf8') <= COMMAND_RESULT_MAX_BYTES)
+    return command;
+  return `${command.slice(0, COMMAND_QUOTE_CHARS)}… (${Buffer.byteLength(command, 'utf8')} bytes)`;
+}
+
+const ALREADY_CUT = new RegExp(`^[\\s\\S]{${COMMAND_QUOTE_CHARS}}… \\(\\d+ bytes\\)$`);
+
 /** The command on one line, escaped, cut after 200 characters with its full size. */
 function quotedCommand(command: string): string {
-  if (command.length <= COMMAND_QUOTE_CHARS) return readableText(command);
+  // Short, or a result's command that was already cut (`commandField`): shown as it is.
+  if (command.length <= COMMAND_QUOTE_CHARS || ALREADY_CUT.test(command)) return readableText(command);
   return `${readableText(command.slice(0, COMMAND_QUOTE_CHARS))}… (${Buffer.byteLength(command, 'utf8')} bytes)`;
 }
 
