@@ -174,7 +174,8 @@ describe.each<EnvironmentId>(['local', 'box', 'dev'])('black-box scenarios in %s
 
   it('10. emits no interaction for an empty poll that finds the process finished', async () => {
     const { door, exec, events } = doorIn(environmentId);
-    await exec({ cmd: 'sleep 0.4; echo done', yield_time_ms: 250 });
+    // Well past the early-exit window and the yield: the poll, not the first call, sees it end.
+    await exec({ cmd: 'sleep 1; echo done', yield_time_ms: 250 });
     const poll = parseReceipt(
       (await door.writeStdin({ session_id: 1000, yield_time_ms: 5000 }, ctx('poll'))).text,
     );
