@@ -125,7 +125,7 @@ describe('apply_patch through the door', () => {
       result: {
         status: 'refused',
         command: patch,
-        refusal: { decided_by: 'person', reason: 'rejected by the user' },
+        refusal: { decided_by: 'person', reason: 'apply_patch rejected: rejected by the user' },
       },
     });
     expect(existsSync(join(denied.cwd, '..', 'outside.txt'))).toBe(false);
