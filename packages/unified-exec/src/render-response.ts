@@ -147,7 +147,7 @@ export function renderResultText(result: ExecResult): string {
   for (const notice of result.sandbox_notices ?? []) lines.push(`Sandbox: ${readableText(notice)}`);
   if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
   else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
-  if (result.next_step !== undefined) lines.push(`Next step: ${result.next_step}`);
+  if (result.next_step !== undefined) lines.push(`Next step: ${readableText(result.next_step)}`);
   if (result.original_token_count !== undefined)
     lines.push(`Original token count: ${result.original_token_count}`);
   if (result.original_token_count !== undefined || result.output !== '') {
@@ -171,7 +171,7 @@ export function renderShellCommandText(result: ExecResult): string {
   if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
   else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
   lines.push('Output:');
-  lines.push(`${result.output}${result.next_step === undefined ? '' : `\n${result.next_step}`}`);
+  lines.push(`${result.output}${result.next_step === undefined ? '' : `\n${readableText(result.next_step)}`}`);
   return lines.join('\n');
 }
 
