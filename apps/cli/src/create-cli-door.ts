@@ -65,6 +65,11 @@ export interface CliDoorOptions {
       | { kind: 'host'; host: string; decision: 'allowed' | 'refused' }
       | { kind: 'prefix'; prefix: readonly string[] },
   ) => void;
+  /**
+   * Whether the reviewer can put a question to anyone (false: an MCP client without elicitation):
+   * a named denial suggests asking for escalation only when it can. Default true.
+   */
+  reviewerCanAsk?: boolean;
 }
 
 /**
@@ -201,6 +206,7 @@ async function composeDoor(
     baseEnvironment: withoutCredentials(withoutTestSwitches(options.env), credentials),
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
     onWarning: options.onWarning,
+    ...(options.reviewerCanAsk === undefined ? {} : { reviewerCanAsk: options.reviewerCanAsk }),
     ...(broker ? { escalationBroker: broker } : {}),
     // Snapshots hold the login environment: under $UX_HOME (0700), each removed when its session ends.
     shellSnapshotDir: join(dirname(session.rulesDirectory), 'shell-snapshots'),

@@ -152,7 +152,8 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     io.stdout(
       values.json
         ? `${visibleJson(response.result ?? { error: response.text })}\n`
-        : `${response.success ? response.text : readableText(response.text)}\n`,
+        : // A failure's text is ux's own lines, each of which may quote the command: escaped line by line.
+          `${response.success ? response.text : response.text.split('\n').map(readableText).join('\n')}\n`,
     );
   const stop = onStopSignals(door, { person: terminal !== undefined });
   const finish = async (work: Promise<number>): Promise<number> => {

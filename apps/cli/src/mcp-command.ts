@@ -15,6 +15,7 @@ import {
   type ApprovalPolicy,
   ConfigError,
   type EffectivePolicy,
+  type ExecResult,
   NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type Reviewer,
@@ -23,7 +24,7 @@ import {
   simpleApprovalPolicies,
   UxError,
 } from '@ux/protocol/core';
-import type { UnifiedExec } from '@ux/unified-exec';
+import { REFUSAL_NEXT_STEPS, renderNotRun, renderResultText, type UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
 import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import type { CliSession } from './cli-session.js';
@@ -39,7 +40,12 @@ import {
   noSessionPolicyChanges,
   recordSessionPolicyChange,
 } from './mcp-policy-words.js';
-import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
+import {
+  CLIENT_AUTOMATIC_ANSWER_MS,
+  type ClientAnswer,
+  createElicitationReviewer,
+  pausingReviewer,
+} from './mcp-reviewer.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { oneOf, parseOptions } from './parse-options.js';
@@ -245,7 +251,12 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     let setPaused: (paused: boolean) => void = () => {};
     const reviewer: Reviewer = canAsk
       ? pausingReviewer(
-          createElicitationReviewer(server, log, { ruleFile: join(session.rulesDirectory, 'default.rules') }),
+          createElicitationReviewer(
+            server,
+            log,
+            { ruleFile: join(session.rulesDirectory, 'default.rules') },
+            (callId, answer) => clientRefusals.set(callId, answer),
+          ),
           (paused) => setPaused(paused),
         )
       : {
@@ -268,6 +279,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       env: io.env,
       platform: io.platform,
       reviewer,
+      reviewerCanAsk: canAsk,
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
       checkSandboxAtStart: true,
       onPolicyChange: (change) => {
@@ -320,27 +332,42 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     };
   });
 
-  const notRun: CallToolResult = {
-    isError: true,
-    content: [
-      { type: 'text', text: 'not run: the server is shutting down (its input ended); nothing was started' },
-    ],
-  };
+  const notRun = (startedAt: number): CallToolResult =>
+    toolResult(
+      false,
+      renderNotRun({
+        status: 'failed',
+        wallTimeMs: Date.now() - startedAt,
+        error: {
+          code: 'server_shutting_down',
+          message: 'not run: the server is shutting down (its input ended); nothing was started',
+        },
+      }),
+    );
+  // The MCP client's own refusals of approval questions, by call id: a refusal of a person's is told
+  // apart from the client's automatic answer (see `CLIENT_AUTOMATIC_ANSWER_MS`).
+  const clientRefusals = new Map<string, ClientAnswer>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: toolArgs } = request.params;
-    if (!servedTools.includes(name)) {
-      return {
-        isError: true,
-        content: [
-          { type: 'text', text: `unknown tool "${name}"; this server has ${servedTools.join(' and ')}` },
-        ],
-      };
-    }
-    if (draining) return notRun;
-    const active = await ensureDoor();
-    if (draining) return notRun;
-    const progressToken = request.params._meta?.progressToken;
+    // The call's wall time counts from here: before the door exists, approvals and sandbox set-up.
     const startedAt = Date.now();
+    const { name, arguments: toolArgs } = request.params;
+    if (!servedTools.includes(name))
+      return toolResult(
+        false,
+        renderNotRun({
+          status: 'failed',
+          wallTimeMs: Date.now() - startedAt,
+          error: {
+            code: 'unknown_tool',
+            message: `unknown tool "${name}"; this server has ${servedTools.join(' and ')}`,
+          },
+          nextStep: `Call ${servedTools.join(' or ')}.`,
+        }),
+      );
+    if (draining) return notRun(startedAt);
+    const active = await ensureDoor();
+    if (draining) return notRun(startedAt);
+    const progressToken = request.params._meta?.progressToken;
     const ticker =
       progressToken === undefined
         ? undefined
@@ -357,17 +384,15 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
               })
               .catch(() => undefined);
           }, PROGRESS_INTERVAL_MS);
+    const callId = `mcp-${String(extra.requestId)}`;
     try {
-      const response = await active.call(name, toolArgs ?? {}, {
-        callId: `mcp-${String(extra.requestId)}`,
-        signal: extra.signal,
-      });
-      return {
-        content: [{ type: 'text', text: response.text }],
-        ...(response.success && response.result ? { structuredContent: response.result } : {}),
-        ...(response.success ? {} : { isError: true }),
-      };
+      const response = await active.call(name, toolArgs ?? {}, { callId, signal: extra.signal, startedAt });
+      // Every answer carries the structured result, errors and refusals included: Codex and Claude Code
+      // show the model that, not the text; Gemini shows the text. Both say the same.
+      const result = byWhom(response.result, clientRefusals.get(callId));
+      return toolResult(response.success, result, result === response.result ? response.text : undefined);
     } finally {
+      clientRefusals.delete(callId);
       if (ticker) clearInterval(ticker);
     }
   });
@@ -433,4 +458,36 @@ function clarifyInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
       `${(issue.path ?? []).join('.') || '(root)'}: ${issue.message ?? 'invalid'}`,
   );
   return { ...message, error: { code: -32602, message: `Invalid params: ${described.join('; ')}` } };
+}
+
+/** The MCP answer of a result: its text, and the result itself as `structuredContent`. */
+function toolResult(success: boolean, result: ExecResult, text = renderResultText(result)): CallToolResult {
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: result,
+    ...(success ? {} : { isError: true }),
+  };
+}
+
+/**
+ * A refusal the orchestrator put down to a person, when the client's `decline` or `cancel` came too
+ * fast for anyone to have read the question: the client's automatic answer (`codex exec` declines
+ * every elicitation, `claude -p` cancels), said so.
+ */
+function byWhom(result: ExecResult, answer: ClientAnswer | undefined): ExecResult {
+  if (
+    result.status !== 'refused' ||
+    result.refusal?.decided_by !== 'person' ||
+    answer === undefined ||
+    answer.ms >= CLIENT_AUTOMATIC_ANSWER_MS
+  )
+    return result;
+  return {
+    ...result,
+    refusal: {
+      decided_by: 'client',
+      reason: `the MCP client answered the approval question with "${answer.action}" after ${answer.ms} ms, too soon for a person to have read it: its automatic answer`,
+    },
+    next_step: REFUSAL_NEXT_STEPS.client,
+  };
 }

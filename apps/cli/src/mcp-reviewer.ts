@@ -10,6 +10,19 @@ import {
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 
+/** A `decline` or `cancel` the MCP client sent, and how many milliseconds after the question. */
+export interface ClientAnswer {
+  action: 'decline' | 'cancel';
+  ms: number;
+}
+
+/**
+ * Below this, a `decline` or `cancel` came from the client itself, not from a person who read the
+ * question (`codex exec` declines every elicitation at once, `claude -p` cancels): nobody reads an
+ * approval question and answers it within a second.
+ */
+export const CLIENT_AUTOMATIC_ANSWER_MS = 1000;
+
 /**
  * Asks the MCP client's user through an elicitation request. Declining denies; cancelling aborts; a
  * request the client cannot answer is "no one could be asked"; anything else the client sends is a
@@ -19,12 +32,15 @@ export function createElicitationReviewer(
   server: Server,
   log: (text: string) => void,
   options: ApprovalTextOptions,
+  /** Told of every `decline` and `cancel`, with how long the client took (who decided: see `ClientAnswer`). */
+  onRefusal?: (callId: string, answer: ClientAnswer) => void,
 ): Reviewer {
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
     id: 'mcp-elicitation',
     async review(request: ApprovalRequest, { signal }): Promise<ReviewDecision> {
       const choices = approvalChoices(request);
+      const askedAt = Date.now();
       try {
         const result = await server.elicitInput(
           {
@@ -51,6 +67,8 @@ export function createElicitationReviewer(
           },
           { signal, timeout: 24 * 60 * 60 * 1000 },
         );
+        if (result.action === 'decline' || result.action === 'cancel')
+          onRefusal?.(request.call_id, { action: result.action, ms: Date.now() - askedAt });
         // A per-exec question offers approve or abort only: there, no means stop.
         if (result.action === 'decline')
           return request.available_decisions.includes('denied') ? { type: 'denied' } : { type: 'abort' };

@@ -151,7 +151,8 @@ async function runCommand(
  * with escapes instead of control characters.
  */
 function shownResponse(response: { text: string; success: boolean }): string {
-  return response.success ? response.text : readableText(response.text);
+  // A failure's text is ux's own lines, each of which may quote the command: escaped line by line.
+  return response.success ? response.text : response.text.split('\n').map(readableText).join('\n');
 }
 
 /** A mistake in what was typed: shown as it is, without the "failed" of an unexpected error. */

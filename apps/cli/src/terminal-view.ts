@@ -63,7 +63,7 @@ export async function runTerminalView(
   const running = response.aborted
     ? door.processes().find((process) => !before.has(process.sessionId) && process.running)
     : undefined;
-  if (response.aborted && !(result && result.session_id === undefined)) {
+  if (response.aborted && result.exit_code === undefined) {
     releaseKeys();
     if (!running) {
       terminal.write('ux: stopped; the command had not started\n');
@@ -77,12 +77,12 @@ export async function runTerminalView(
     });
     return 0;
   }
-  if ((!response.success && !response.aborted) || !result) {
+  if (!response.success && !response.aborted) {
     releaseKeys();
     // People get the reason; the model's wrapper around it names an argv they did not type. Either may
     // quote the command's words: escapes, never control characters, on ux's own line.
     terminal.write(
-      `ux: ${readableText(response.error ? `not run: ${response.error.message}` : response.text)}\n`,
+      `ux: ${readableText(response.error ? `not run: ${response.error.message}` : (result.error?.message ?? result.refusal?.reason ?? response.text))}\n`,
     );
     return 1;
   }

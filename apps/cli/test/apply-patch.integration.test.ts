@@ -20,8 +20,8 @@ describe('apply_patch', () => {
     const cmd = `apply_patch <<'EOF'\n${patch('*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** Add File: b.txt\n+bee\n')}EOF\n`;
     const result = await runUx(['exec', '--', cmd], home);
     expect(result.status).toBe(0);
-    expect(result.stdout).toBe(
-      'Wall time: 0.0000 seconds\nOutput:\nSuccess. Updated the following files:\nA b.txt\nM a.txt\n\n',
+    expect(result.stdout).toMatch(
+      /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: \d+\nOutput:\nSuccess\. Updated the following files:\nA b\.txt\nM a\.txt\n\n$/,
     );
     expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
     expect(readFileSync(join(home.workspace, 'b.txt'), 'utf8')).toBe('bee\n');

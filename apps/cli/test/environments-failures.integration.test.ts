@@ -51,9 +51,10 @@ function wsEnvironment(name: string, url: string): string {
   return `[environments.${name}]\nurl = "${url}"\ntoken_env = "BOX_TOKEN"\n`;
 }
 
-/** The exact line ux prints when a remote environment cannot be reached under a sandbox mode. */
+/** The exact first line ux prints when a remote environment cannot be reached under a sandbox mode. */
 const unreachable = (command: string, reason: string) =>
-  `exec_command failed for \`/bin/bash -lc '${command}'\`: sandbox "exec-server" unavailable: ${reason}; check that the remote environment is reachable and runs \`ux exec-server\``;
+  `Failed \`${command}\`: sandbox "exec-server" unavailable: ${reason}; check that the remote environment is reachable and runs \`ux exec-server\``;
+const firstLine = (text: string) => text.split('\n')[0];
 
 describe('requirements that pin the environments', () => {
   it('allowed_environments = ["box"] (defined there): commands run on box, local is refused, the tool has no environment_id', async () => {
@@ -90,7 +91,9 @@ describe('requirements that pin the environments', () => {
       arguments: { cmd: `touch ${marker}`, environment_id: 'local' },
     });
     expect(isError(asked)).toBe(true);
-    expect(text(asked)).toBe('invalid exec_command arguments: environment_id: unknown argument');
+    expect((asked.structuredContent as { error?: { message: string } }).error?.message).toBe(
+      'invalid exec_command arguments: environment_id: unknown argument',
+    );
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -141,9 +144,14 @@ describe('requirements that pin the environments', () => {
       arguments: { cmd: `touch ${marker}`, environment_id: 'local' },
     });
     expect(isError(local)).toBe(true);
-    expect(text(local)).toBe(
-      'environment_id "local" is not available in this session (commands may not run on this machine); known environments: box, dev',
-    );
+    expect(local.structuredContent).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'unknown_environment',
+        message:
+          'environment_id "local" is not available in this session (commands may not run on this machine); known environments: box, dev',
+      },
+    });
     expect(existsSync(marker)).toBe(false);
   });
 });
@@ -165,7 +173,7 @@ describe('a server that applies no sandbox', () => {
     expect(refused.stderr).toBe('');
     expect(refused.stdout).toMatch(
       new RegExp(
-        `^${escapeRegExp(`exec_command failed for \`/bin/bash -lc '${command}'\`: sandbox "exec-server" unavailable: environment "bare": the exec-server (executor `)}[\\d.]+\\) does not advertise that it applies sandboxes; run \`ux exec-server\` on a remote host where a sandbox backend works \\(bubblewrap on Linux\\), or choose a policy without a sandbox\\n$`,
+        `^${escapeRegExp(`Failed \`${command}\`: sandbox "exec-server" unavailable: environment "bare": the exec-server (executor `)}[\\d.]+\\) does not advertise that it applies sandboxes; run \`ux exec-server\` on a remote host where a sandbox backend works \\(bubblewrap on Linux\\), or choose a policy without a sandbox\\nError: sandbox_unavailable\\n`,
       ),
     );
     // Not there, and not here instead: both would create one of these.
@@ -229,30 +237,31 @@ describe('a server that cannot be reached', () => {
 
     const box = await runUx(['exec', '--env', 'box', '--', command], home);
     expect(box.status).toBe(1);
-    expect(box.stdout).toBe(`${unreachable(command, refusedConnection)}\n`);
+    expect(firstLine(box.stdout)).toBe(unreachable(command, refusedConnection));
     const gone = await runUx(['exec', '--env', 'gone', '--', command], home);
     expect(gone.status).toBe(1);
-    expect(gone.stdout).toBe(`${unreachable(command, noCommand)}\n`);
+    expect(firstLine(gone.stdout)).toBe(unreachable(command, noCommand));
     // No sandbox needed: still never run here instead.
     const unsandboxed = await runUx(
       ['exec', '--env', 'box', '--sandbox', 'danger-full-access', '--', command],
       home,
     );
     expect(unsandboxed.status).toBe(1);
-    expect(unsandboxed.stdout).toBe(
-      `exec_command failed for \`/bin/bash -lc '${command}'\`: failed to start /bin/bash: ${refusedConnection}; the command was not run (ux never runs it locally instead)\n`,
+    expect(firstLine(unsandboxed.stdout)).toBe(
+      `Failed \`${command}\`: failed to start /bin/bash: ${refusedConnection}; the command was not run (ux never runs it locally instead)`,
     );
+    expect(unsandboxed.stdout).toContain('\nError: spawn_failed\n');
 
     const client = await connectMcp(home, ['--env', 'box']);
     const viaMcp = await client.callTool({ name: 'exec_command', arguments: { cmd: command } });
     expect(isError(viaMcp)).toBe(true);
-    expect(text(viaMcp)).toBe(unreachable(command, refusedConnection));
+    expect(firstLine(text(viaMcp))).toBe(unreachable(command, refusedConnection));
     const viaMcpGone = await client.callTool({
       name: 'exec_command',
       arguments: { cmd: command, environment_id: 'gone' },
     });
     expect(isError(viaMcpGone)).toBe(true);
-    expect(text(viaMcpGone)).toBe(unreachable(command, noCommand));
+    expect(firstLine(text(viaMcpGone))).toBe(unreachable(command, noCommand));
 
     expect(existsSync(join(home.workspace, 'MARKER'))).toBe(false);
     expect(existsSync(join(home.home, 'MARKER'))).toBe(false);
@@ -265,8 +274,11 @@ describe('a server that cannot be reached', () => {
     const command = `touch MARKER; touch ${home.home}/MARKER`;
     const result = await runUx(['exec', '--env', 'box', '--', command], home);
     expect(result.status).toBe(1);
-    expect(result.stdout).toBe(
-      `${unreachable(command, `cannot reach environment "box": the exec-server at ${server.url} answered HTTP 401: the server refused the capability token (check --ws-token-file / the token you pass)`)}\n`,
+    expect(firstLine(result.stdout)).toBe(
+      unreachable(
+        command,
+        `cannot reach environment "box": the exec-server at ${server.url} answered HTTP 401: the server refused the capability token (check --ws-token-file / the token you pass)`,
+      ),
     );
     expect(existsSync(join(home.workspace, 'MARKER'))).toBe(false);
     expect(existsSync(join(home.home, 'MARKER'))).toBe(false);
@@ -331,7 +343,7 @@ describe('a WebSocket server killed mid-session', () => {
       arguments: { session_id: sessionId, yield_time_ms: 250 },
     });
     expect(isError(again)).toBe(true);
-    expect(text(again)).toBe(`write_stdin failed: Unknown process id ${sessionId}`);
+    expect(text(again).split('\n')[0]).toBe(`write_stdin failed: Unknown process id ${sessionId}`);
 
     // While it is down, a call says so; once a server is back on the port, the next call reconnects.
     const down = await client.callTool({ name: 'exec_command', arguments: { cmd: WHERE_AM_I } });

@@ -89,8 +89,9 @@ describe('ux exec: receipts', () => {
     const result = await runUx(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain(
-      "exec_command failed for `/bin/bash -lc 'touch made'`: no one could be asked for approval (stdin is not a terminal;",
+      'Not run `touch made`: no one could be asked for approval (stdin is not a terminal;',
     );
+    expect(result.stdout).toContain('\nRefused by: nobody could be asked (nobody)\n');
     expect(result.stdout).not.toContain('rejected by');
     expect(result.stderr).toContain('`touch made` needs approval (approval policy "untrusted"');
     expect(result.stderr).toContain('no one could be asked for approval');

@@ -77,8 +77,16 @@ describe('ux mcp keeps what it must and nothing more', () => {
       login: false,
     });
     expect(result.isError).toBe(true);
-    expect(text).toMatch(/^the command is 5000005 bytes; the limit here is 131071 bytes /);
+    expect(text).toMatch(
+      /^Failed `echo x+… \(5000005 bytes\)`: the command is 5000005 bytes; the limit here is 131071 bytes /,
+    );
     expect(text.length).toBeLessThan(1_000);
+    // Neither rendering echoes it back.
+    expect(JSON.stringify(result.structuredContent).length).toBeLessThan(2_000);
+    expect(result.structuredContent).toMatchObject({
+      status: 'failed',
+      command: `echo ${'x'.repeat(195)}… (5000005 bytes)`,
+    });
   });
 
   it('a NUL in workdir is named as workdir', async () => {

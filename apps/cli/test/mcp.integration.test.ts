@@ -27,7 +27,7 @@ interface Connect {
   home?: UxHome;
   args?: string[];
   /** Answers elicitation requests; without it the client does not offer elicitation. */
-  elicit?: (message: string) => ElicitResult;
+  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
 
 async function connect(options: Connect = {}) {
@@ -182,10 +182,24 @@ describe('ux mcp', () => {
       args: ['--approval', 'untrusted'],
       elicit: () => answers.shift()!,
     });
-    for (const name of ['declined.txt', 'denied.txt']) {
+    for (const [name, decidedBy] of [
+      ['declined.txt', 'client'],
+      ['denied.txt', 'person'],
+    ] as const) {
       const result = await client.callTool({ name: 'exec_command', arguments: { cmd: `touch ${name}` } });
       expect(result.isError).toBe(true);
-      expect(text(result)).toContain('rejected by the user');
+      // A decline at once is the client's own answer (this test client answers before anyone could
+      // read the question); a chosen "deny" is the person's.
+      expect(result.structuredContent).toMatchObject({
+        status: 'refused',
+        command: `touch ${name}`,
+        refusal: { decided_by: decidedBy },
+      });
+      expect(text(result)).toContain(
+        decidedBy === 'person'
+          ? 'rejected by the user'
+          : 'the MCP client answered the approval question with "decline"',
+      );
       expect(existsSync(join(home.workspace, name))).toBe(false);
     }
   });
@@ -264,11 +278,26 @@ describe('ux mcp', () => {
 
   it('tells cancel ("aborted by the user") apart from decline ("rejected by the user")', async () => {
     const answers: ElicitResult[] = [{ action: 'cancel' }, { action: 'decline' }];
-    const { client } = await connect({ args: ['--approval', 'untrusted'], elicit: () => answers.shift()! });
+    // Answered as a person would: after reading the question (an instant answer is the client's own).
+    const { client } = await connect({
+      args: ['--approval', 'untrusted'],
+      elicit: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        return answers.shift()!;
+      },
+    });
     const cancelled = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch a.txt' } });
     expect(text(cancelled)).toContain('aborted by the user');
+    expect(cancelled.structuredContent).toMatchObject({
+      status: 'refused',
+      refusal: { decided_by: 'person' },
+    });
     const declined = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch b.txt' } });
     expect(text(declined)).toContain('rejected by the user');
+    expect(declined.structuredContent).toMatchObject({
+      status: 'refused',
+      refusal: { decided_by: 'person' },
+    });
   });
 
   it('offers the user a prompt that ends every background session', async () => {
@@ -365,10 +394,20 @@ describe('ux mcp', () => {
     });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('invalid exec_command arguments: yield_time_ms');
+    expect(bad.structuredContent).toMatchObject({
+      status: 'failed',
+      command: 'true',
+      error: { code: 'invalid_arguments' },
+    });
     const unknown = await client.callTool({ name: 'write_stdin', arguments: { session_id: 4242 } });
-    expect(text(unknown)).toBe('write_stdin failed: Unknown process id 4242');
+    expect(text(unknown).split('\n')[0]).toBe('write_stdin failed: Unknown process id 4242');
+    expect(unknown).toMatchObject({
+      isError: true,
+      structuredContent: { status: 'failed', error: { code: 'unknown_session' } },
+    });
     const other = await client.callTool({ name: 'shell', arguments: {} });
     expect(text(other)).toContain('unknown tool "shell"');
+    expect(other.structuredContent).toMatchObject({ status: 'failed', error: { code: 'unknown_tool' } });
   });
 });
 

@@ -245,8 +245,13 @@ describe('ux mcp', () => {
     for (const title of titles) expect(title).not.toMatch(RAW);
     const refusal = textOf(refused);
     expect(refusal).not.toMatch(RAW);
-    expect(refusal).toContain(`'${FORGED_SHOWN}'`);
-    expect(refusal).toContain('rejected by the user');
+    // The command as the model sent it, escaped; the instant decline is the client's own answer.
+    expect(refusal).toContain(`Not run \`${FORGED_SHOWN}\`: `);
+    expect(refused.structuredContent).toMatchObject({
+      status: 'refused',
+      command: FORGED,
+      refusal: { decided_by: 'client' },
+    });
     expect(existsSync(join(cwd, 'x'))).toBe(false);
 
     // Approved, it runs in the sandbox; the .ux it makes is taken away, and the notice names the path.

@@ -94,8 +94,13 @@ describe('apply_patch through the door', () => {
       },
       ctx,
     );
-    expect(response.text).toBe(
-      'Wall time: 0.0000 seconds\nOutput:\nSuccess. Updated the following files:\nA new.txt\nM greet.txt\n',
+    expect(response.result).toMatchObject({
+      status: 'exited',
+      exit_code: 0,
+      output: 'Success. Updated the following files:\nA new.txt\nM greet.txt\n',
+    });
+    expect(response.text).toMatch(
+      /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: \d+\nOutput:\nSuccess\. Updated the following files:\nA new\.txt\nM greet\.txt\n$/,
     );
     expect(readFileSync(join(cwd, 'new.txt'), 'utf8')).toBe('fresh\n');
     expect(readFileSync(join(cwd, 'greet.txt'), 'utf8')).toBe('hello\nthere\n');
@@ -115,7 +120,14 @@ describe('apply_patch through the door', () => {
 
     const denied = door({ type: 'denied' });
     const no = await denied.exec.execCommand({ cmd: patch }, ctx);
-    expect(no).toMatchObject({ success: false, text: 'apply_patch rejected: rejected by the user' });
+    expect(no).toMatchObject({
+      success: false,
+      result: {
+        status: 'refused',
+        command: patch,
+        refusal: { decided_by: 'person', reason: 'apply_patch rejected: rejected by the user' },
+      },
+    });
     expect(existsSync(join(denied.cwd, '..', 'outside.txt'))).toBe(false);
   });
 
@@ -126,7 +138,8 @@ describe('apply_patch through the door', () => {
       ctx,
     );
     expect(response.success).toBe(false);
-    expect(response.text).toMatch(/^apply_patch rejected: .*\.git\/config is protected \(/);
+    expect(response.result).toMatchObject({ status: 'refused', refusal: { decided_by: 'policy' } });
+    expect(response.result.refusal?.reason).toMatch(/^apply_patch rejected: .*\.git\/config is protected \(/);
     expect(readFileSync(join(cwd, '.git', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
     expect(prompts).toEqual([]);
   });
@@ -143,6 +156,7 @@ describe('apply_patch through the door', () => {
     );
     expect(response.success).toBe(false);
     expect(response.text).toContain('b.txt');
+    expect(response.result).toMatchObject({ status: 'exited', exit_code: 1 });
     expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('one\n');
     expect(events).toEqual([]);
   });

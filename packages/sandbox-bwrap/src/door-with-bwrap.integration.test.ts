@@ -245,7 +245,9 @@ describe('the worked example: a denied install, three ways', () => {
     const result = receipt(response.text);
     expect(result.exitCode).toBe('1');
     expect(result.sessionId).toBeUndefined();
-    expect(result.wall).toBe(0);
+    // Returned as the early denial it was, its wall time from the call's start.
+    expect(response.result).toMatchObject({ status: 'exited', sandbox_denied: true });
+    expect(result.wall).toBeGreaterThan(0);
     expect(result.output).toMatch(/read-only file system/i);
     expect(prompts).toEqual([]);
     expect(spawns.map(sandboxedSpawn)).toEqual([true]);
@@ -293,13 +295,17 @@ describe('the early-exit window under a stalled event loop', () => {
     expect(existsSync(target)).toBe(true);
   });
 
-  it('never: the same denial is returned as a denial (wall time 0), not as a late receipt', async () => {
+  it('never: the same denial is returned as a denial, not as a late receipt', async () => {
     const { exec, outside, prompts, spawns, begins } = door('never', WORKSPACE_WRITE, [], {
       stallAfterSpawnMs: 300,
     });
     const target = join(outside, 'stalled.txt');
-    const result = receipt((await exec.execCommand({ cmd: write(target), login: false }, ctx())).text);
-    expect(result).toMatchObject({ exitCode: '1', sessionId: undefined, wall: 0 });
+    const response = await exec.execCommand({ cmd: write(target), login: false }, ctx());
+    const result = receipt(response.text);
+    expect(result).toMatchObject({ exitCode: '1', sessionId: undefined });
+    expect(response.result.sandbox_denied).toBe(true);
+    // The stall after the spawn is inside the call: the wall time counts it.
+    expect(result.wall).toBeGreaterThanOrEqual(0.3);
     expect(result.output).toMatch(/read-only file system/i);
     expect(prompts).toEqual([]);
     expect(spawns.map(sandboxedSpawn)).toEqual([true]);

@@ -214,7 +214,7 @@ describe('ZshFork: policy applies to every program a script runs', () => {
     );
     expect(response.aborted).toBe(true);
     expect(response.text).toMatch(
-      /^aborted by user after [\d.]+s; the process is still running with session ID \d+$/,
+      /^aborted by user after [\d.]+s; the process is still running with session ID \d+\n/,
     );
     expect(aborted.prompts.map((prompt) => prompt.approval_id !== undefined)).toEqual([true]);
     expect(existsSync(join(aborted.cwd, 'one'))).toBe(false);

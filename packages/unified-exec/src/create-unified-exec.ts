@@ -26,7 +26,7 @@ import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
 import { shellCommand } from './shell-command.js';
 import { ShellSnapshots } from './shell-snapshots.js';
-import { type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { type CallContext, failed, type ToolResponse } from './tool-response.js';
 import { writeStdin } from './write-stdin.js';
 
 export interface UnifiedExecOptions {
@@ -89,7 +89,16 @@ export interface UnifiedExecOptions {
    * command can take longer than that to start and fail.
    */
   earlyExitWindowMs?: number;
+  /**
+   * Whether the reviewer can put a question to someone (false for an MCP client without elicitation):
+   * a named denial then says to ask for escalation only when it can. Default true.
+   */
+  reviewerCanAsk?: boolean;
 }
+
+/** How long the door remembers the network proxy's refusals, to name the denials of the waits they fell in. */
+const PROXY_REFUSAL_MEMORY_MS = 10 * 60_000;
+const PROXY_REFUSAL_MEMORY_COUNT = 200;
 
 export interface ProcessInfo {
   sessionId: number;
@@ -154,7 +163,22 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   };
   for (const warning of plan.warnings) options.onWarning?.(warning);
 
+  // The proxy's refusals (the host passes its events to `notify`), kept a while with the time they
+  // came: the receipt of a wait names a refusal that happened during it.
+  const proxyRefusals: { at: number; event: NetworkAccessEvent }[] = [];
   const emit = (event: UxEvent) => {
+    if (
+      event.type === 'network_access' &&
+      (event.decision === 'denied' || event.decision === 'asked_denied')
+    ) {
+      const now = Date.now();
+      proxyRefusals.push({ at: now, event });
+      while (
+        proxyRefusals.length > PROXY_REFUSAL_MEMORY_COUNT ||
+        (proxyRefusals[0] && proxyRefusals[0].at < now - PROXY_REFUSAL_MEMORY_MS)
+      )
+        proxyRefusals.shift();
+    }
     for (const listener of listeners) {
       try {
         listener(event);
@@ -220,6 +244,9 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
     earlyExitWindowMs: options.earlyExitWindowMs,
+    reviewerCanAsk: options.reviewerCanAsk ?? true,
+    proxyRefusalsSince: (since) =>
+      proxyRefusals.filter((entry) => entry.at >= since).map((entry) => entry.event),
     snapshots: plan.shellSnapshot
       ? new ShellSnapshots({
           dir:
@@ -242,17 +269,36 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       name: string,
     ) =>
     async (args: unknown, context: CallContext): Promise<ToolResponse> => {
-      if (shutDown) return failure(`${name} failed: the session has shut down`);
+      // The wall time of every result counts from here (or from where the host received the call).
+      const startedAt = context.startedAt ?? Date.now();
+      const command = commandOf(args);
+      if (shutDown)
+        return failed(startedAt, {
+          code: 'session_shut_down',
+          message: `${name} failed: the session has shut down`,
+          ...command,
+          nextStep: 'Nothing runs in this session any more: tell the person.',
+        });
       // The flags asked for per-exec policy; running direct instead would drop it without a word.
       if (plan.zshForkUnavailable !== undefined)
-        return failure(`${name} failed: the zsh fork cannot start: ${plan.zshForkUnavailable}`);
+        return failed(startedAt, {
+          code: 'zsh_fork_unavailable',
+          message: `${name} failed: the zsh fork cannot start: ${plan.zshForkUnavailable}`,
+          ...command,
+          nextStep: 'Nothing runs in this session until the zsh fork can start: tell the person.',
+        });
       const callContext = {
         ...context,
         callId: context.callId || `call_${Math.random().toString(36).slice(2, 10)}`,
+        startedAt,
       };
       const call = handler(door, args, callContext).catch((error: unknown) =>
         // A bug, not a model mistake; still an answer, never a throw.
-        failure(`${name} failed: internal error: ${error instanceof Error ? error.message : String(error)}`),
+        failed(startedAt, {
+          code: 'internal_error',
+          message: `${name} failed: internal error: ${error instanceof Error ? error.message : String(error)}`,
+          ...command,
+        }),
       );
       running.add(call);
       try {
@@ -297,9 +343,11 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     ...api,
     async call(name, args, context) {
       if (!offered.has(name)) {
-        return failure(
-          `unknown tool "${name}"; this session offers ${[...offered].join(', ') || 'no shell tools'}`,
-        );
+        return failed(context.startedAt ?? Date.now(), {
+          code: 'unknown_tool',
+          message: `unknown tool "${name}"; this session offers ${[...offered].join(', ') || 'no shell tools'}`,
+          nextStep: `Call one of: ${[...offered].join(', ') || '(none)'}.`,
+        });
       }
       if (name === 'exec_command') return api.execCommand(args, context);
       if (name === 'write_stdin') return api.writeStdin(args, context);
@@ -379,4 +427,13 @@ function checkedEnvironments(options: UnifiedExecOptions): {
       `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
     );
   return { remote, local, default: chosen, ids, count: ids.length };
+}
+
+/** The command of a call's arguments (`cmd`, or `command` of shell_command) when there is one, as given. */
+function commandOf(args: unknown): { command?: string } {
+  if (typeof args !== 'object' || args === null) return {};
+  const { cmd, command } = args as { cmd?: unknown; command?: unknown };
+  if (typeof cmd === 'string') return { command: cmd };
+  if (typeof command === 'string') return { command };
+  return {};
 }

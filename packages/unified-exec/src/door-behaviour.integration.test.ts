@@ -88,7 +88,7 @@ describe('docs/reference/door.md §15.2 sessions', () => {
     expect(door.processes()).toEqual([]);
     expect(await door.writeStdin({ session_id: 1000 }, ctx('p'))).toMatchObject({
       success: false,
-      text: 'write_stdin failed: Unknown process id 1000',
+      result: { status: 'failed', error: { message: 'write_stdin failed: Unknown process id 1000' } },
     });
   });
 
@@ -147,7 +147,7 @@ describe('pruning', () => {
     const pruned = gone[0]!;
     expect(await door.writeStdin({ session_id: pruned }, ctx('p'))).toMatchObject({
       success: false,
-      text: `write_stdin failed: Unknown process id ${pruned}`,
+      result: { status: 'failed', error: { message: `write_stdin failed: Unknown process id ${pruned}` } },
     });
   }, 60_000);
 });
@@ -167,7 +167,8 @@ describe('shutdown', () => {
     expect(await eventually(() => readPid(pidFile) !== undefined, 15_000)).toBe(true);
     await door.shutdown();
     const response = await call;
-    expect(response.text).toMatch(/^stopped after [\d.]+s: the session shut down and ended its processes$/);
+    expect(response.result).toMatchObject({ status: 'failed', error: { code: 'session_shut_down' } });
+    expect(response.text).toMatch(/: stopped after [\d.]+s: the session shut down and ended its processes\n/);
     expect(await eventually(() => readPid(pidFile) !== undefined)).toBe(true);
     expect(await waitUntilDead(readPid(pidFile)!)).toBe(true);
     expect(await eventually(() => ofType(events, 'exec_command_end').length === 1)).toBe(true);
@@ -186,6 +187,7 @@ describe('shutdown', () => {
     expect(response.text).toMatch(
       /aborted by user after [\d.]+s; the process is still running with session ID \d+/,
     );
+    expect(response.result).toMatchObject({ status: 'interrupted', session_id: expect.any(Number) });
     const pid = readPid(pidFile)!;
     expect(() => process.kill(pid, 0)).not.toThrow();
     await door.shutdown();
@@ -208,6 +210,7 @@ describe('bad input', () => {
     const response = await door.execCommand(args, ctx());
     expect(response.success).toBe(false);
     expect(response.text).toMatch(message);
+    expect(response.result).toMatchObject({ status: 'failed', error: { code: 'invalid_arguments' } });
     expect(events).toEqual([]);
     expect(door.processes()).toEqual([]);
   });
@@ -227,7 +230,9 @@ describe('bad input', () => {
     [{ session_id: 4242 }, 'write_stdin failed: Unknown process id 4242'],
   ])('refuses write_stdin %j', async (args, message) => {
     const { door } = makeDoor();
-    expect(await door.writeStdin(args, ctx())).toMatchObject({ success: false, text: message });
+    const response = await door.writeStdin(args, ctx());
+    expect(response).toMatchObject({ success: false, result: { status: 'failed', error: { message } } });
+    expect(response.text.split('\n')[0]).toBe(message);
   });
 
   it('refuses text for a session without a terminal, but not Ctrl-C', async () => {
@@ -235,7 +240,13 @@ describe('bad input', () => {
     await door.execCommand({ cmd: 'sleep 30', yield_time_ms: 250 }, ctx());
     expect(await door.writeStdin({ session_id: 1000, chars: 'hello' }, ctx('w'))).toMatchObject({
       success: false,
-      text: 'write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',
+      result: {
+        status: 'failed',
+        error: {
+          message:
+            'write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',
+        },
+      },
     });
   });
 
@@ -246,7 +257,12 @@ describe('bad input', () => {
       await door.writeStdin({ session_id: 1000, chars: 'x'.repeat(2 * 1024 * 1024) }, ctx('w')),
     ).toMatchObject({
       success: false,
-      text: 'write_stdin failed: chars holds 2097152 bytes; at most 1048576 are accepted per call',
+      result: {
+        status: 'failed',
+        error: {
+          message: 'write_stdin failed: chars holds 2097152 bytes; at most 1048576 are accepted per call',
+        },
+      },
     });
   });
 
@@ -254,20 +270,32 @@ describe('bad input', () => {
     const { door } = makeDoor();
     expect(await door.call('shell', { command: 'ls' }, ctx())).toMatchObject({
       success: false,
-      text: 'unknown tool "shell"; this session offers exec_command, write_stdin',
+      result: {
+        status: 'failed',
+        error: { message: 'unknown tool "shell"; this session offers exec_command, write_stdin' },
+      },
     });
     const missing = await door.execCommand({ cmd: 'ls', workdir: '/nonexistent/dir' }, ctx());
     expect(missing.success).toBe(false);
-    expect(missing.text).toBe(
-      'exec_command failed for `/bin/bash -lc ls`: failed to start /bin/bash: working directory /nonexistent/dir does not exist',
+    // The command as the call gave it, not the argv it became.
+    expect(missing.text.split('\n')[0]).toBe(
+      'Failed `ls`: failed to start /bin/bash: working directory /nonexistent/dir does not exist',
     );
+    expect(missing.result).toMatchObject({
+      status: 'failed',
+      command: 'ls',
+      error: { code: 'spawn_failed' },
+    });
   });
 
   it('refuses login when config disallows login shells', async () => {
     const { door } = makeDoor({ door: { allowLoginShell: false } });
     expect(await door.execCommand({ cmd: 'true', login: true }, ctx())).toMatchObject({
       success: false,
-      text: 'login shell is disabled by config; omit `login` or set it to false.',
+      result: {
+        status: 'failed',
+        error: { message: 'login shell is disabled by config; omit `login` or set it to false.' },
+      },
     });
   });
 
@@ -323,12 +351,19 @@ describe('tool plans', () => {
     expect((door.tools[0]!.parameters as { properties: object }).properties).not.toHaveProperty('shell');
     expect(await door.execCommand({ cmd: 'echo via-configured-shell' }, ctx())).toMatchObject({
       success: false,
-      text: "exec_command failed for `/bin/bash -lc 'echo via-configured-shell'`: the zsh fork needs an escalation broker, and this door was given none",
+      result: {
+        status: 'failed',
+        command: 'echo via-configured-shell',
+        error: { message: 'the zsh fork needs an escalation broker, and this door was given none' },
+      },
     });
     expect(ofType(events, 'exec_command_begin')).toEqual([]);
     expect(await door.execCommand({ cmd: 'true', shell: '/bin/sh' }, ctx('b'))).toMatchObject({
       success: false,
-      text: 'invalid exec_command arguments: shell: unknown argument',
+      result: {
+        status: 'failed',
+        error: { message: 'invalid exec_command arguments: shell: unknown argument' },
+      },
     });
   });
 
@@ -344,8 +379,13 @@ describe('tool plans', () => {
     const response = await door.execCommand({ cmd: 'true' }, ctx());
     expect(response.success).toBe(false);
     expect(response.text).toMatch(
-      /^exec_command failed: the zsh fork cannot start: no patched zsh: build it with `ux zsh-fork build`/,
+      /^Failed `true`: exec_command failed: the zsh fork cannot start: no patched zsh: build it with `ux zsh-fork build`/,
     );
+    expect(response.result).toMatchObject({
+      status: 'failed',
+      command: 'true',
+      error: { code: 'zsh_fork_unavailable' },
+    });
     expect(door.processes()).toEqual([]);
   });
 

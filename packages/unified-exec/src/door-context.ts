@@ -1,6 +1,12 @@
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
-import type { ExecProcess, LaunchPlan, ShellEnvironmentPolicy, UxEvent } from '@ux/protocol/core';
+import type {
+  ExecProcess,
+  LaunchPlan,
+  NetworkAccessEvent,
+  ShellEnvironmentPolicy,
+  UxEvent,
+} from '@ux/protocol/core';
 import type { LocalSpawnRequest, OutputTracker } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorEnvironment } from './door-environments.js';
@@ -39,6 +45,10 @@ export interface Entry extends StoredEntry {
   launched: Launched;
   stream: OutputStream;
   startedAt: number;
+  /** The tool whose call started it (denials in polls name what that tool can do next). */
+  tool: 'exec_command' | 'shell_command';
+  /** It runs in a remote environment. */
+  remote: boolean;
 }
 
 /** What the handlers share. */
@@ -81,4 +91,8 @@ export interface DoorContext {
   earlyExitWindowMs: number | undefined;
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
   snapshots: ShellSnapshots | undefined;
+  /** Someone can be asked for approval (false: a client without elicitation): escalation is possible. */
+  reviewerCanAsk: boolean;
+  /** The network proxy's refusals (`network_access` events) since `since` (`Date.now()`), oldest first. */
+  proxyRefusalsSince(since: number): NetworkAccessEvent[];
 }

@@ -63,14 +63,18 @@ describe('environment_id', () => {
     const { door, events } = threeDoor();
     const response = await door.execCommand({ cmd: 'echo hi', environment_id: 'bx' }, ctx());
     expect(response.success).toBe(false);
-    expect(response.text).toBe('unknown environment_id "bx"; known environments: local, box, dev');
+    expect(response.result).toMatchObject({
+      status: 'failed',
+      command: 'echo hi',
+      error: { message: 'unknown environment_id "bx"; known environments: local, box, dev' },
+    });
     expect(ofType(events, 'exec_command_begin')).toEqual([]);
   });
 
   it('without local and without a default, a call without an id is unavailable; with one it runs', async () => {
     const { door } = threeDoor({ door: { localEnvironment: false } });
     const response = await door.execCommand({ cmd: 'echo hi' }, ctx('a'));
-    expect(response.text).toBe('unified exec is unavailable in this session');
+    expect(response.result.error?.message).toBe('unified exec is unavailable in this session');
     const local = await door.execCommand({ cmd: 'echo hi', environment_id: 'local' }, ctx('b'));
     expect(local.text).toContain('environment_id "local" is not available in this session');
     const remote = parseReceipt(

@@ -1,32 +1,50 @@
 import { beginStreaming } from './begin-streaming.js';
 import { collectOutput } from './collect-output.js';
-import { commandPreview } from './command-preview.js';
+import { denialParts } from './denial-parts.js';
 import type { DoorContext, Entry } from './door-context.js';
 import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch } from './orchestrate-launch.js';
 import { maxOutputTokens, receipt, sessionReceipt } from './receipt.js';
-import { collectedText, newChunkId } from './render-response.js';
+import { collectedText, newChunkId, renderStructured } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { execCommandArguments } from './tool-arguments.js';
-import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { type CallContext, failed, interrupted, respond, type ToolResponse } from './tool-response.js';
 import { execCommandYieldMs } from './yield-time.js';
 
 /**
- * `exec_command` (docs/reference/door.md §2–§7). Never throws: model mistakes and refusals come back
- * as text.
+ * `exec_command` (docs/reference/door.md §2–§7). Never throws: model mistakes, refusals and failures
+ * come back as results (status failed or refused).
  */
 export async function execCommand(
   door: DoorContext,
   raw: unknown,
-  context: CallContext,
+  given: CallContext,
 ): Promise<ToolResponse> {
+  // Every result's wall time counts from the call's start: before approvals and the sandbox's set-up.
+  const context = { ...given, startedAt: given.startedAt ?? Date.now() };
+  const callStart = context.startedAt;
   const parsed = await execCommandArguments(raw, door.plan.execCommandVariant);
-  if (!parsed.success) return failure(parsed.error.message, parsed.error);
+  if (!parsed.success) {
+    const cmd = (raw as { cmd?: unknown } | null)?.cmd;
+    return failed(callStart, {
+      code: parsed.error.code,
+      message: parsed.error.message,
+      ...(typeof cmd === 'string' ? { command: cmd } : {}),
+      nextStep: 'Nothing ran: correct the arguments the message names and call exec_command again.',
+      error: parsed.error,
+    });
+  }
   const args = parsed.data;
   const where = resolveEnvironment(door, args.environment_id);
-  if (!where.ok) return failure(where.message);
+  if (!where.ok)
+    return failed(callStart, {
+      code: 'unknown_environment',
+      message: where.message,
+      command: args.cmd,
+      nextStep: 'Nothing ran: call again with one of the environment ids the message lists.',
+    });
   const environment = where.environment;
   const cwd = workdirIn(environment, args.workdir);
   // A patch for a remote environment is its files' business: it runs there as a command.
@@ -44,7 +62,13 @@ export async function execCommand(
     },
     environment.remote ? 'linux' : process.platform,
   );
-  if (!argvResult.ok) return failure(argvResult.message);
+  if (!argvResult.ok)
+    return failed(callStart, {
+      code: 'invalid_arguments',
+      message: argvResult.message,
+      command: args.cmd,
+      nextStep: 'Nothing ran: correct the arguments the message names and call exec_command again.',
+    });
   const argv = argvResult.argv;
   const id = door.store.allocate();
   const call = door.callSignal(context.signal);
@@ -53,7 +77,6 @@ export async function execCommand(
   try {
     const launch = await orchestrateLaunch(
       door,
-      'exec_command',
       environment,
       {
         argv,
@@ -66,6 +89,7 @@ export async function execCommand(
         signal: call.signal,
       },
       context,
+      args.cmd,
     );
     if ('failure' in launch) {
       door.store.release(id);
@@ -79,11 +103,22 @@ export async function execCommand(
       if (outcome.value.tracker.outputClosed) await outcome.value.settled();
       return receipt({
         chunkId: newChunkId(),
-        wallTimeMs: 0,
+        wallTimeMs: Date.now() - callStart,
+        command: args.cmd,
         exitCode: outcome.denial.exitCode,
         output: collectedText(outcome.denial.output),
         maxTokens,
         notices: outcome.value.notices.takeUnreported(),
+        ...denialParts(door, {
+          output: outcome.denial.output,
+          exitCode: outcome.denial.exitCode,
+          cwd,
+          remote: environment.remote,
+          since: callStart,
+          earlyDenied: true,
+          tool: 'exec_command',
+          sandboxType: outcome.value.sandboxType,
+        }),
         sandboxDenied: true,
       });
     }
@@ -111,6 +146,8 @@ export async function execCommand(
       stream,
       startedAt,
       lastUsed: startedAt,
+      tool: 'exec_command',
+      remote: environment.remote,
       hasExited: () => process.exitStatus() !== undefined,
       // This call waits on it: pruning must not take it away before the call has answered.
       activeCalls: 1,
@@ -135,7 +172,7 @@ export async function execCommand(
       door.pause,
       aliveAtStart ? call.signal : undefined,
     );
-    const wallTimeMs = Date.now() - startedAt;
+    const wallTimeMs = Date.now() - callStart;
     const output = collected.output;
 
     if (!aliveAtStart) {
@@ -152,46 +189,59 @@ export async function execCommand(
           exitCode: status?.exitCode,
           stream,
           collected: output.text(),
-          durationMs: wallTimeMs,
+          durationMs: Date.now() - startedAt,
         }),
       );
       door.store.release(id);
-      const finished = receipt({
+      const exitCode = status?.exitCode ?? -1;
+      // The wait was stopped, but the command had already ended: its result is kept, not lost.
+      const stopped = call.signal.aborted;
+      if (stopped && door.isShutDown()) return interrupted(callStart, { shutDown: true, command: args.cmd });
+      const finished = renderStructured({
         chunkId: newChunkId(),
         wallTimeMs,
-        exitCode: status?.exitCode ?? -1,
+        command: args.cmd,
+        exitCode,
         output,
         maxTokens,
         notices: launched.notices.takeUnreported(),
+        ...denialParts(door, {
+          output: output.text(),
+          exitCode,
+          cwd,
+          remote: environment.remote,
+          since: callStart,
+          earlyDenied: false,
+          tool: 'exec_command',
+          sandboxType: launched.sandboxType,
+        }),
+        ...(stopped ? { interrupted: true } : {}),
       });
-      // The wait was stopped, but the command had already ended: its result is kept, not lost.
-      if (call.signal.aborted)
-        return {
-          ...finished,
-          text: abortedText(startedAt, undefined, door.isShutDown()),
-          success: false,
-          aborted: true,
-        };
-      return finished;
+      return respond(finished, stopped ? { success: false, aborted: true } : { success: true });
     }
 
-    if (collected.aborted) {
-      return {
-        text: abortedText(startedAt, door.store.get(id) ? id : undefined, door.isShutDown()),
-        success: false,
-        aborted: true,
-      };
-    }
+    if (collected.aborted)
+      return interrupted(callStart, {
+        command: args.cmd,
+        shutDown: door.isShutDown(),
+        ...(door.store.get(id) ? { sessionId: id } : {}),
+      });
     const stored = door.store.get(id);
     if (!stored)
-      return failure(`exec_command failed for \`${commandPreview(argv)}\`: Unknown process id ${id}`);
+      return failed(callStart, {
+        code: 'unknown_session',
+        message: `exec_command failed: Unknown process id ${id}`,
+        command: args.cmd,
+      });
     const status = process.exitStatus();
     if (status && tracker.outputClosed) await launched.settled();
-    return sessionReceipt(door, id, status, {
+    return sessionReceipt(door, stored, status, {
       wallTimeMs,
+      command: args.cmd,
       output,
       maxTokens,
       notices: launched.notices.takeUnreported(),
+      since: callStart,
     });
   } finally {
     if (entry) entry.activeCalls = (entry.activeCalls ?? 1) - 1;

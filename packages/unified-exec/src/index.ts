@@ -8,13 +8,21 @@ export {
 } from './create-unified-exec.js';
 export type { Launched, ProcessStarter } from './door-context.js';
 export type { DoorEnvironment, RemoteSpawnRequest, RemoteStarter } from './door-environments.js';
+export { type DenialEvidence, nameDenial } from './name-denial.js';
 export {
   MAX_OUTPUT_DELTAS_PER_CALL,
   OUTPUT_DELTA_MAX_BYTES,
   TRAILING_OUTPUT_GRACE_MS,
 } from './output-stream.js';
 export { MAX_UNIFIED_EXEC_PROCESSES, PRUNE_PROTECTED_RECENT } from './process-store.js';
-export { renderResponseText } from './render-response.js';
+export { REFUSAL_NEXT_STEPS } from './refusal-response.js';
+export {
+  renderNotRun,
+  renderResponseText,
+  renderResultText,
+  renderShellCommandText,
+  runningNextStep,
+} from './render-response.js';
 export { resolveArgv } from './resolve-argv.js';
 export { DEFAULT_SHELL_COMMAND_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './shell-command.js';
 export { ShellSnapshots, SNAPSHOT_CAPTURE_POLICY } from './shell-snapshots.js';

@@ -15,10 +15,14 @@ import {
   hasInvisibleText,
   nodeFsView,
   type PatchChange,
+  RejectedError,
   readableText,
   visibleText,
 } from '@ux/protocol/core';
 import type { DoorContext } from './door-context.js';
+import { receipt } from './receipt.js';
+import { decidedBy, refusedResponse } from './refusal-response.js';
+import { collectedText, newChunkId } from './render-response.js';
 import type { CallContext, ToolResponse } from './tool-response.js';
 
 /**
@@ -36,16 +40,33 @@ export async function interceptApplyPatch(
 ): Promise<ToolResponse | undefined> {
   const invocation = parseApplyPatchInvocation(cmd);
   if (invocation === undefined) return undefined;
+  const callStart = context.startedAt ?? Date.now();
+  // The patch's answer is a receipt like any command's: exit code 0 when every file was written, 1
+  // when none was (the message says why), with the command as the call gave it.
+  const finished = (exitCode: 0 | 1, text: string, extra: Partial<ToolResponse> = {}): ToolResponse => ({
+    ...receipt({
+      chunkId: newChunkId(),
+      wallTimeMs: Date.now() - callStart,
+      command: cmd,
+      exitCode,
+      output: collectedText(text),
+      maxTokens: door.toolOutputTokenLimit,
+      ...(exitCode === 1 ? { nextStep: PATCH_FAILED_NEXT_STEP } : {}),
+    }),
+    ...(exitCode === 1 ? { success: false } : {}),
+    ...extra,
+  });
   if (invocation instanceof ApplyPatchError)
-    return refused(`apply_patch verification failed: ${invocation.message}`);
+    return finished(1, `apply_patch verification failed: ${invocation.message}`);
   const workdir = invocation.workdir === undefined ? cwd : resolve(cwd, invocation.workdir);
-  if (!existsSync(workdir)) return refused(`apply_patch failed: cd ${invocation.workdir}: no such directory`);
+  if (!existsSync(workdir))
+    return finished(1, `apply_patch failed: cd ${invocation.workdir}: no such directory`);
 
   let plan: PatchPlan;
   try {
     plan = await planPatch(invocation.parsed, { cwd: workdir });
   } catch (error) {
-    return refused(`apply_patch verification failed: ${(error as Error).message}`);
+    return finished(1, `apply_patch verification failed: ${(error as Error).message}`);
   }
   // Decided and written as the kernel sees them (links resolved): the writer then reaches exactly the
   // paths the orchestrator allowed, through descriptors that follow no link, so a directory a
@@ -63,11 +84,28 @@ export async function interceptApplyPatch(
       summary: summaryLines(plan),
       signal: call.signal,
     });
-    if (decision.action === 'refuse')
-      return {
-        ...refused(`apply_patch rejected: ${readableText(decision.reason)}`),
-        ...(decision.aborted ? { interruptTurn: true } : {}),
-      };
+    if (decision.action === 'refuse') {
+      const reason = `apply_patch rejected: ${readableText(decision.reason)}`;
+      // Asked and refused: whoever answered decided; refused without asking: the policy did.
+      const asked = RejectedError.isInstance(decision.cause) ? decision.cause : undefined;
+      return refusedResponse(
+        callStart,
+        {
+          command: cmd,
+          decidedBy: decision.aborted ? 'person' : asked ? decidedBy(asked) : 'policy',
+          reason,
+          ...(decision.aborted
+            ? { nextStep: 'The person stopped the turn: wait for their instructions.' }
+            : asked
+              ? {}
+              : {
+                  nextStep:
+                    'The policy does not let a patch write there: change only files inside the writable roots, and none that is protected.',
+                }),
+        },
+        decision.aborted ? { interruptTurn: true } : {},
+      );
+    }
 
     door.emit({
       type: 'patch_apply_begin',
@@ -92,7 +130,7 @@ export async function interceptApplyPatch(
         stderr: message,
         changes,
       });
-      return refused(message);
+      return finished(1, message);
     }
     door.emit({
       type: 'patch_apply_end',
@@ -102,20 +140,8 @@ export async function interceptApplyPatch(
       stderr: '',
       changes,
     });
-    // docs/reference/door.md §12: no chunk id, no exit code, no session id, no token count, zero wall time.
-    return {
-      text: `Wall time: 0.0000 seconds\nOutput:\n${text}`,
-      success: true,
-      result: {
-        result_version: 1,
-        status: 'exited',
-        exit_code: 0,
-        wall_time_seconds: 0,
-        output: text,
-        output_bytes: Buffer.byteLength(text),
-        output_lines: text.split('\n').length - 1,
-      },
-    };
+    // docs/reference/door.md §12: a receipt like any command's, exit code 0.
+    return finished(0, text);
   } finally {
     call.done();
   }
@@ -155,9 +181,8 @@ function canonicalPlan(plan: PatchPlan): PatchPlan {
   };
 }
 
-function refused(message: string): ToolResponse {
-  return { text: message, success: false };
-}
+const PATCH_FAILED_NEXT_STEP =
+  'No file was changed: read the files again, correct the patch (its context lines must match them exactly) and send it again.';
 
 function patchChanges(plan: PatchPlan): PatchChange[] {
   return plan.changes.map((change) => ({

@@ -1,16 +1,16 @@
 import { dirname } from 'node:path';
-import { ApprovalAbortedError, type OrchestratorOutcome, type OrchestratorRequest } from '@ux/orchestrator';
-import { encodeEnvPolicy, prependPathLine, readableText, UxError } from '@ux/protocol/core';
+import type { OrchestratorOutcome, OrchestratorRequest } from '@ux/orchestrator';
+import { encodeEnvPolicy, prependPathLine } from '@ux/protocol/core';
 import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment } from './build-environment.js';
-import { commandPreview } from './command-preview.js';
 import type { DoorContext, Launched } from './door-context.js';
 import type { ResolvedEnvironment } from './door-environments.js';
 import { type ExecInterception, interceptExecs } from './intercept-execs.js';
 import { launchAttempt } from './launch-attempt.js';
+import { launchFailureResponse } from './refusal-response.js';
 import { SandboxNotices } from './sandbox-notices.js';
-import { type CallContext, failure, type ToolResponse } from './tool-response.js';
+import type { CallContext, ToolResponse } from './tool-response.js';
 
 export type LaunchResult =
   | { outcome: OrchestratorOutcome<Launched>; interception: ExecInterception | undefined }
@@ -18,17 +18,18 @@ export type LaunchResult =
 
 /**
  * One command through the orchestrator (approval, sandbox, retries) and the door's spawner: the one
- * path `exec_command` and `shell_command` share. A refusal or a failed start comes back as the
- * tool's failure text, never as a throw.
+ * path `exec_command` and `shell_command` share. A refusal or a failed start comes back as a refused
+ * or failed result quoting the command as the call gave it, never as a throw.
  */
 export async function orchestrateLaunch(
   door: DoorContext,
-  tool: 'exec_command' | 'shell_command',
   environment: ResolvedEnvironment,
   request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
-  context: CallContext,
+  context: CallContext & { startedAt: number },
+  /** The command as the call gave it: refusals quote it. */
+  command: string,
 ): Promise<LaunchResult> {
-  if (environment.remote) return orchestrateRemote(door, tool, environment, request, context);
+  if (environment.remote) return orchestrateRemote(door, environment, request, context, command);
   const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
   const { argv, cwd, tty } = request;
   try {
@@ -82,7 +83,7 @@ export async function orchestrateLaunch(
     noteRerun(outcome, notices);
     return { outcome, interception: interception?.execs };
   } catch (error) {
-    return { failure: launchFailure(tool, argv, error) };
+    return { failure: launchFailureResponse(context.startedAt, command, error) };
   }
 }
 
@@ -95,10 +96,10 @@ export async function orchestrateLaunch(
  */
 async function orchestrateRemote(
   door: DoorContext,
-  tool: 'exec_command' | 'shell_command',
   environment: Extract<ResolvedEnvironment, { remote: true }>,
   request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
-  context: CallContext,
+  context: CallContext & { startedAt: number },
+  command: string,
 ): Promise<LaunchResult> {
   const { argv, cwd, tty } = request;
   try {
@@ -135,7 +136,7 @@ async function orchestrateRemote(
     noteRerun(outcome, notices);
     return { outcome, interception: undefined };
   } catch (error) {
-    return { failure: launchFailure(tool, argv, error) };
+    return { failure: launchFailureResponse(context.startedAt, command, error) };
   }
 }
 
@@ -147,16 +148,6 @@ function noteRerun(outcome: OrchestratorOutcome<Launched>, notices: SandboxNotic
         ? 'the sandbox blocked the first run; as approved, it ran again WITHOUT the sandbox'
         : 'the sandbox blocked the first run; it ran again in the same sandbox',
     );
-}
-
-function launchFailure(tool: string, argv: readonly string[], error: unknown): ToolResponse {
-  // The reason may quote the command's words (a policy rule's match, a program that failed to start).
-  const message = readableText(error instanceof Error ? error.message : String(error));
-  return failure(
-    `${tool} failed for \`${commandPreview(argv)}\`: ${message}`,
-    UxError.isInstance(error) ? error : undefined,
-    ApprovalAbortedError.isInstance(error) ? { interruptTurn: true } : {},
-  );
 }
 
 /** A plain login command: the login files may reset PATH, so the door's directories go first again. */

@@ -1,7 +1,8 @@
 import { DEFAULT_MAX_OUTPUT_TOKENS, type ExitStatus } from '@ux/protocol/core';
-import type { DoorContext } from './door-context.js';
-import { newChunkId, type ResponseParts, renderResponseText, renderStructured } from './render-response.js';
-import type { ToolResponse } from './tool-response.js';
+import { denialParts } from './denial-parts.js';
+import type { DoorContext, Entry } from './door-context.js';
+import { newChunkId, type ResponseParts, renderStructured } from './render-response.js';
+import { respond, type ToolResponse } from './tool-response.js';
 
 /** The most output tokens a receipt may show: the call's request, within the turn's budget. */
 export function maxOutputTokens(door: DoorContext, requested: number | undefined): number {
@@ -10,26 +11,38 @@ export function maxOutputTokens(door: DoorContext, requested: number | undefined
 
 /**
  * The receipt of a stored session after a wait: with its exit code once it has exited (and the session
- * released), else with its session id.
+ * released), else with its session id; a denial the sandbox caused during the wait is named.
  */
 export function sessionReceipt(
   door: DoorContext,
-  id: number,
+  entry: Entry,
   status: ExitStatus | undefined,
-  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices'>,
+  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices' | 'command'> & {
+    /** When this wait started (`Date.now()`). */
+    since: number;
+  },
 ): ToolResponse {
-  if (status) door.store.release(id);
+  if (status) door.store.release(entry.id);
+  const { since, ...rest } = parts;
   return receipt({
     chunkId: newChunkId(),
-    ...parts,
-    ...(status ? { exitCode: status.exitCode } : { sessionId: id }),
+    ...rest,
+    tty: entry.tty,
+    ...(status ? { exitCode: status.exitCode } : { sessionId: entry.id }),
+    ...denialParts(door, {
+      output: parts.output.text(),
+      ...(status ? { exitCode: status.exitCode } : {}),
+      cwd: entry.cwd,
+      remote: entry.remote,
+      since,
+      earlyDenied: false,
+      tool: entry.tool,
+      sandboxType: entry.launched.sandboxType,
+    }),
   });
 }
 
+/** A receipt: the structured result of the parts, and its text. */
 export function receipt(parts: ResponseParts): ToolResponse {
-  return {
-    text: renderResponseText(parts),
-    success: true,
-    result: renderStructured(parts),
-  };
+  return respond(renderStructured(parts), { success: true });
 }

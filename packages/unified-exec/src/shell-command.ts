@@ -1,15 +1,16 @@
 import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
+import { denialParts } from './denial-parts.js';
 import type { DoorContext } from './door-context.js';
 import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch } from './orchestrate-launch.js';
 import { PausableTimer } from './pausable-timer.js';
-import { collectedText } from './render-response.js';
+import { collectedText, renderShellCommandText, renderStructured } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
 import { shellCommandArguments } from './tool-arguments.js';
-import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { type CallContext, failed, interrupted, type ToolResponse } from './tool-response.js';
 
 /** How long a one-shot command may run when the call does not say. */
 export const DEFAULT_SHELL_COMMAND_TIMEOUT_MS = 10_000;
@@ -24,14 +25,27 @@ export const TIMEOUT_EXIT_CODE = 124;
 export async function shellCommand(
   door: DoorContext,
   raw: unknown,
-  context: CallContext,
+  given: CallContext,
 ): Promise<ToolResponse> {
+  // Every result's wall time counts from the call's start: before approvals and the sandbox's set-up.
+  const context = { ...given, startedAt: given.startedAt ?? Date.now() };
+  const callStart = context.startedAt;
   const parsed = await shellCommandArguments(raw);
-  if (!parsed.success) return failure(parsed.error.message, parsed.error);
+  if (!parsed.success) {
+    const command = (raw as { command?: unknown } | null)?.command;
+    return failed(callStart, {
+      code: parsed.error.code,
+      message: parsed.error.message,
+      ...(typeof command === 'string' ? { command } : {}),
+      nextStep: 'Nothing ran: correct the arguments the message names and call shell_command again.',
+      error: parsed.error,
+    });
+  }
   const args = parsed.data;
   // shell_command has no environment_id: it runs where the session's commands run by default.
   const where = resolveEnvironment(door, undefined);
-  if (!where.ok) return failure(where.message);
+  if (!where.ok)
+    return failed(callStart, { code: 'unknown_environment', message: where.message, command: args.command });
   const environment = where.environment;
   const cwd = workdirIn(environment, args.workdir);
   if (!environment.remote) {
@@ -42,7 +56,13 @@ export async function shellCommand(
     { cmd: args.command, ...shellFor(door, environment) },
     environment.remote ? 'linux' : process.platform,
   );
-  if (!argvResult.ok) return failure(argvResult.message);
+  if (!argvResult.ok)
+    return failed(callStart, {
+      code: 'invalid_arguments',
+      message: argvResult.message,
+      command: args.command,
+      nextStep: 'Nothing ran: correct the arguments the message names and call shell_command again.',
+    });
   const argv = argvResult.argv;
   const id = door.store.allocate();
   const call = door.callSignal(context.signal);
@@ -50,10 +70,10 @@ export async function shellCommand(
   try {
     const launch = await orchestrateLaunch(
       door,
-      'shell_command',
       environment,
       { argv, cwd, tty: false, signal: call.signal },
       context,
+      args.command,
     );
     if ('failure' in launch) return launch.failure;
     const { outcome } = launch;
@@ -62,9 +82,11 @@ export async function shellCommand(
       return render(
         outcome.denial.exitCode,
         collectedText(outcome.denial.output),
-        0,
+        Date.now() - callStart,
         undefined,
         outcome.value.notices.takeUnreported(),
+        true,
+        outcome.value.sandboxType,
       );
     }
 
@@ -107,7 +129,7 @@ export async function shellCommand(
     await stream.drained;
     await outcome.value.settled();
     const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (status?.exitCode ?? -1);
-    const wallTimeMs = Date.now() - startedAt;
+    const wallTimeMs = Date.now() - callStart;
     door.emit(
       execCommandEndEvent({
         callId: context.callId,
@@ -118,16 +140,19 @@ export async function shellCommand(
         exitCode,
         stream,
         collected: output.text(),
-        durationMs: wallTimeMs,
+        durationMs: Date.now() - startedAt,
       }),
     );
-    if (ended === 'aborted') return { text: abortedText(startedAt), success: false, aborted: true };
+    if (ended === 'aborted')
+      return interrupted(callStart, { command: args.command, shutDown: door.isShutDown() });
     return render(
       exitCode,
       output,
       wallTimeMs,
       timedOut ? timeoutMs : undefined,
       outcome.value.notices.takeUnreported(),
+      false,
+      outcome.value.sandboxType,
     );
   } finally {
     door.store.release(id);
@@ -140,16 +165,32 @@ export async function shellCommand(
     wallTimeMs: number,
     timedOutAfter: number | undefined,
     notices: readonly string[],
+    earlyDenied: boolean,
+    sandboxType: string,
   ): ToolResponse {
-    const body = output.truncated(door.toolOutputTokenLimit);
-    const sandbox = notices.map((notice) => `Sandbox: ${notice}\n`).join('');
-    const note =
-      timedOutAfter === undefined
-        ? ''
-        : `\ncommand timed out after ${timedOutAfter} ms; its process group was killed`;
-    return {
-      text: `Exit code: ${exitCode}\nWall time: ${(wallTimeMs / 1000).toFixed(1)} seconds\n${sandbox}Output:\n${body}${note}`,
-      success: true,
-    };
+    const denial = denialParts(door, {
+      output: output.text(),
+      exitCode,
+      cwd,
+      remote: environment.remote,
+      since: callStart,
+      earlyDenied,
+      tool: 'shell_command',
+      sandboxType,
+    });
+    const result = renderStructured({
+      chunkId: '',
+      wallTimeMs,
+      command: args.command,
+      exitCode,
+      output,
+      maxTokens: door.toolOutputTokenLimit,
+      notices,
+      ...denial,
+      ...(timedOutAfter === undefined
+        ? {}
+        : { nextStep: `command timed out after ${timedOutAfter} ms; its process group was killed` }),
+    });
+    return { text: renderShellCommandText(result), success: true, result };
   }
 }

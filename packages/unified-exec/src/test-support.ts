@@ -89,6 +89,10 @@ export interface Receipt {
   sessionId?: number;
   /** The `Sandbox:` lines. */
   sandbox?: string[];
+  /** The `Sandbox denied:` line. */
+  denied?: string;
+  /** The `Next step:` line. */
+  nextStep?: string;
   originalTokenCount?: number;
   output: string;
 }
@@ -96,7 +100,7 @@ export interface Receipt {
 /** Reads the receipt text (docs/reference/door.md §7) back into fields, strictly: any other shape fails. */
 export function parseReceipt(text: string): Receipt {
   const match =
-    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?((?:Sandbox: .*\n)*)(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
+    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?((?:Sandbox: .*\n)*)(?:Sandbox denied: (.*)\n)?(?:Next step: (.*)\n)?(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
       text,
     );
   if (!match) throw new Error(`not a receipt:\n${text}`);
@@ -113,8 +117,10 @@ export function parseReceipt(text: string): Receipt {
             .map((line) => line.slice('Sandbox: '.length)),
         }
       : {}),
-    ...(match[6] ? { originalTokenCount: Number(match[6]) } : {}),
-    output: match[7]!,
+    ...(match[6] ? { denied: match[6] } : {}),
+    ...(match[7] ? { nextStep: match[7] } : {}),
+    ...(match[8] ? { originalTokenCount: Number(match[8]) } : {}),
+    output: match[9]!,
   };
 }
 

@@ -1,13 +1,14 @@
 import type { ExecResult, UxError } from '@ux/protocol/core';
+import { renderNotRun, renderResultText } from './render-response.js';
 
-/** What a tool call returns to the host, which hands `text` to the model. */
+/** What a tool call returns to the host, which hands `text` (or `result`) to the model. */
 export interface ToolResponse {
-  /** The text the model reads. */
+  /** The text the model reads: rendered from `result` (`renderResultText`). */
   text: string;
-  /** False for a failed call (a function-call output with success=false). */
+  /** False for a call that ran nothing or whose wait was stopped (a function-call output with success=false). */
   success: boolean;
-  /** The structured result, when the call produced one. */
-  result?: ExecResult;
+  /** The structured result: every call has one, refusals and failures included. */
+  result: ExecResult;
   /** The wait was cut short by an interrupt; any process keeps running. */
   aborted?: boolean;
   /** The user answered `abort`: the host should interrupt the whole turn. */
@@ -22,18 +23,68 @@ export interface CallContext {
   turnId?: string;
   /** Aborting stops waiting (an interrupt); it never kills a stored process. */
   signal?: AbortSignal;
+  /**
+   * When the call started (`Date.now()`), if the host received it earlier than the door (an MCP
+   * request); default the handler's entry. Every result's wall time counts from here.
+   */
+  startedAt?: number;
 }
 
-export function failure(text: string, error?: UxError, extra: Partial<ToolResponse> = {}): ToolResponse {
-  return { text, success: false, ...(error ? { error } : {}), ...extra };
+/** A response whose text is rendered from its result. */
+export function respond(
+  result: ExecResult,
+  extra: Omit<Partial<ToolResponse>, 'text' | 'result'> = {},
+): ToolResponse {
+  const success = extra.success ?? (result.status === 'exited' || result.status === 'running');
+  return { ...extra, text: renderResultText(result), success, result };
 }
 
-/**
- * The message of a call interrupted while it waited (upstream's wording), or stopped because the
- * session shut down (then its process was ended, not left running).
- */
-export function abortedText(startedAt: number, sessionId?: number, shutDown = false): string {
-  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-  if (shutDown) return `stopped after ${seconds}s: the session shut down and ended its processes`;
-  return `aborted by user after ${seconds}s${sessionId === undefined ? '' : `; the process is still running with session ID ${sessionId}`}`;
+/** A call that could not be carried out (bad arguments, unknown session, a start that failed). */
+export function failed(
+  startedAt: number,
+  fields: { code: string; message: string; command?: string; nextStep?: string; error?: UxError },
+  extra: Omit<Partial<ToolResponse>, 'text' | 'result' | 'error'> = {},
+): ToolResponse {
+  return respond(
+    renderNotRun({
+      status: 'failed',
+      wallTimeMs: Date.now() - startedAt,
+      ...(fields.command === undefined ? {} : { command: fields.command }),
+      error: { code: fields.code, message: fields.message },
+      ...(fields.nextStep === undefined ? {} : { nextStep: fields.nextStep }),
+    }),
+    { ...extra, ...(fields.error ? { error: fields.error } : {}) },
+  );
+}
+
+/** The wait was stopped: the process (when there is one) keeps running; or the session shut down. */
+export function interrupted(
+  startedAt: number,
+  fields: { sessionId?: number; shutDown?: boolean; command?: string },
+): ToolResponse {
+  const wallTimeMs = Date.now() - startedAt;
+  if (fields.shutDown)
+    return failed(
+      startedAt,
+      {
+        code: 'session_shut_down',
+        message: `stopped after ${(wallTimeMs / 1000).toFixed(1)}s: the session shut down and ended its processes`,
+        ...(fields.command === undefined ? {} : { command: fields.command }),
+      },
+      { aborted: true },
+    );
+  return respond(
+    renderNotRun({
+      status: 'interrupted',
+      wallTimeMs,
+      ...(fields.command === undefined ? {} : { command: fields.command }),
+      ...(fields.sessionId === undefined ? {} : { sessionId: fields.sessionId }),
+      ...(fields.sessionId === undefined
+        ? {}
+        : {
+            nextStep: `The wait was interrupted; the process keeps running: call write_stdin with session_id ${fields.sessionId} to read its output, or chars "\\u0003" (Ctrl-C) to stop it.`,
+          }),
+    }),
+    { success: false, aborted: true },
+  );
 }

@@ -1,9 +1,9 @@
-import { StdinClosedError, UxError } from '@ux/protocol/core';
+import { StdinClosedError, UnknownProcessIdError, UxError } from '@ux/protocol/core';
 import { collectOutput } from './collect-output.js';
 import type { DoorContext } from './door-context.js';
 import { maxOutputTokens, sessionReceipt } from './receipt.js';
 import { writeStdinArguments } from './tool-arguments.js';
-import { abortedText, type CallContext, failure, type ToolResponse } from './tool-response.js';
+import { type CallContext, failed, interrupted, type ToolResponse } from './tool-response.js';
 import { writeStdinYieldMs } from './yield-time.js';
 
 /** The Ctrl-C sentinel: on a session without a terminal it becomes SIGINT to the process group. */
@@ -19,27 +19,42 @@ export async function writeStdin(
   raw: unknown,
   context: CallContext,
 ): Promise<ToolResponse> {
+  // The wall time counts from the call's start: the write and its settling time included.
+  const callStart = context.startedAt ?? Date.now();
   const parsed = await writeStdinArguments(raw);
-  if (!parsed.success) return failure(`write_stdin failed: ${parsed.error.message}`, parsed.error);
+  if (!parsed.success)
+    return failed(callStart, {
+      code: parsed.error.code,
+      message: `write_stdin failed: ${parsed.error.message}`,
+      nextStep: 'Nothing was written: correct the arguments the message names and call write_stdin again.',
+      error: parsed.error,
+    });
   const args = parsed.data;
   const id = args.session_id;
   const entry = door.store.get(id);
-  if (!entry) return failure(`write_stdin failed: Unknown process id ${id}`);
+  if (!entry) return unknownSession(callStart, id);
   entry.lastUsed = Date.now();
   const { process, tracker } = entry.launched;
   const chars = args.chars ?? '';
   const size = Buffer.byteLength(chars, 'utf8');
   if (size > MAX_WRITE_STDIN_BYTES) {
-    return failure(
-      `write_stdin failed: chars holds ${size} bytes; at most ${MAX_WRITE_STDIN_BYTES} are accepted per call`,
-    );
+    return failed(callStart, {
+      code: 'invalid_arguments',
+      message: `write_stdin failed: chars holds ${size} bytes; at most ${MAX_WRITE_STDIN_BYTES} are accepted per call`,
+      nextStep: `Nothing was written: send the text in pieces of at most ${MAX_WRITE_STDIN_BYTES} bytes.`,
+    });
   }
 
   if (chars !== '') {
     if (!entry.tty) {
       if (chars !== CTRL_C) {
         const error = new StdinClosedError({ processId: id, reason: 'no_stdin' });
-        return failure(`write_stdin failed: ${error.message}`, error);
+        return failed(callStart, {
+          code: error.code,
+          message: `write_stdin failed: ${error.message}`,
+          nextStep: `Nothing was written. Poll with empty chars, or stop it with chars "\\u0003"; to type into a program, start it with exec_command and tty true.`,
+          error,
+        });
       }
       await process.interrupt();
     } else {
@@ -52,7 +67,12 @@ export async function writeStdin(
           const detail = StdinClosedError.isInstance(error)
             ? 'failed to write to stdin'
             : (error as Error).message;
-          return failure(`write_stdin failed: ${detail}`, UxError.isInstance(error) ? error : undefined);
+          return failed(callStart, {
+            code: UxError.isInstance(error) ? error.code : 'write_failed',
+            message: `write_stdin failed: ${detail}`,
+            nextStep: `Poll session ${id} with empty chars to see its state.`,
+            ...(UxError.isInstance(error) ? { error } : {}),
+          });
         }
       }
     }
@@ -60,15 +80,19 @@ export async function writeStdin(
 
   const call = door.callSignal(context.signal);
   const startedAt = Date.now();
+  const since = callStart;
   // While this call waits on it, pruning leaves the process alone.
   entry.activeCalls = (entry.activeCalls ?? 0) + 1;
   try {
     const yieldMs = writeStdinYieldMs(args.yield_time_ms, chars === '', door.maxBackgroundTerminalTimeoutMs);
     const collected = await collectOutput(process, tracker, startedAt + yieldMs, door.pause, call.signal);
     if (collected.aborted)
-      return { text: abortedText(startedAt, id, door.isShutDown()), success: false, aborted: true };
+      return interrupted(callStart, {
+        shutDown: door.isShutDown(),
+        ...(door.store.get(id) ? { sessionId: id } : {}),
+      });
     const output = collected.output;
-    if (!door.store.get(id)) return failure(`write_stdin failed: Unknown process id ${id}`);
+    if (!door.store.get(id)) return unknownSession(callStart, id);
     const status = process.exitStatus();
     if (status && tracker.outputClosed) await entry.launched.settled();
     if (chars !== '' || !status) {
@@ -79,14 +103,27 @@ export async function writeStdin(
         stdin: chars,
       });
     }
-    return sessionReceipt(door, id, status, {
-      wallTimeMs: Date.now() - startedAt,
+    return sessionReceipt(door, entry, status, {
+      wallTimeMs: Date.now() - callStart,
       output,
       maxTokens: maxOutputTokens(door, args.max_output_tokens),
       notices: entry.launched.notices.takeUnreported(),
+      since,
     });
   } finally {
     entry.activeCalls -= 1;
     call.done();
   }
+}
+
+/** A session id the store does not hold: never started, already exited and reported, or pruned. */
+function unknownSession(callStart: number, id: number): ToolResponse {
+  const error = new UnknownProcessIdError(id);
+  return failed(callStart, {
+    code: 'unknown_session',
+    message: `write_stdin failed: ${error.message}`,
+    nextStep:
+      'No process has this session id: it exited and its exit was already reported, or it never existed. Start the command again with exec_command if you need it.',
+    error,
+  });
 }

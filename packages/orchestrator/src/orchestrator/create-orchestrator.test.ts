@@ -685,7 +685,11 @@ describe('requests', () => {
     expect(await orchestrator.requirement(request('git push'))).toEqual({
       type: 'forbidden',
       reason: '`git push` rejected: policy forbids commands starting with `git push`',
+      byRule: true,
     });
+    // Run, the refusal says a rule decided (the model reads `refusal.decided_by: "rule"`).
+    const refused = await rejection(orchestrator.run(request('git push'), recordingAttempt(['ok']).attempt));
+    expect(refused).toMatchObject({ source: 'policy', decidedBy: 'rule' });
     expect(await orchestrator.requirement(request('ls'))).toEqual({
       type: 'skip',
       bypassSandbox: false,

@@ -177,6 +177,10 @@ export interface Orchestrator {
   requirement(request: OrchestratorRequest): Promise<ApprovalRequirement>;
   /** The current rules, including amendments approved in this session. */
   readonly execPolicy: ExecPolicy;
+  /** The sandbox policy commands run under (every environment's), for describing and naming denials. */
+  readonly policy: EffectivePolicy;
+  /** The approval policy: whether a call can ask for more than the sandbox gives (`on-request`). */
+  readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxes: SandboxSelector;
 }
 
@@ -324,6 +328,8 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     get execPolicy() {
       return execPolicy;
     },
+    policy,
+    approvalPolicy,
     sandboxes,
 
     decideExec: (request) => decideExec(decider, request),
@@ -375,7 +381,11 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
 
       const requirement = evaluate(request, bash);
       if (requirement.type === 'forbidden')
-        throw new RejectedError({ reason: requirement.reason, source: 'policy' });
+        throw new RejectedError({
+          reason: requirement.reason,
+          source: 'policy',
+          ...(requirement.byRule ? { decidedBy: 'rule' as const } : {}),
+        });
 
       // Choose the first sandbox before asking anyone, so nobody approves a command that cannot run.
       const denyRead = hasDenyRead(policy.fileSystem);

@@ -58,9 +58,11 @@ describe('decidePatch', () => {
       available_decisions: ['approved', 'denied', 'abort'],
     });
     const denied = setup({ answer: { type: 'denied' } });
+    // With the refusal itself: who decided (the person) reaches the model.
     expect(await denied.decide([join(dirname(denied.workspace), 'outside.txt')])).toEqual({
       action: 'refuse',
       reason: 'rejected by the user',
+      cause: expect.objectContaining({ source: 'user', reason: 'rejected by the user' }),
     });
   });
 

@@ -31,7 +31,13 @@ export interface PatchDecisionRequest {
 
 export type PatchDecision =
   | { action: 'apply'; autoApproved: boolean }
-  | { action: 'refuse'; reason: string; aborted?: boolean };
+  | {
+      action: 'refuse';
+      reason: string;
+      aborted?: boolean;
+      /** The reviewer chain's refusal (a `RejectedError`: who decided), when someone was asked. */
+      cause?: unknown;
+    };
 
 export interface PatchDecider {
   approvalPolicy: ApprovalPolicy;
@@ -124,7 +130,7 @@ export async function decidePatch(
   } catch (error) {
     if (ApprovalAbortedError.isInstance(error))
       return { action: 'refuse', reason: 'aborted by the user', aborted: true };
-    return { action: 'refuse', reason: error instanceof Error ? error.message : String(error) };
+    return { action: 'refuse', reason: error instanceof Error ? error.message : String(error), cause: error };
   }
   return { action: 'apply', autoApproved: false };
 }

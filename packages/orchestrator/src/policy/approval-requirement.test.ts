@@ -154,10 +154,12 @@ prefix_rule(pattern=["make"], decision="allow")`;
     expect(requirement({ rules, script: 'git push origin main' })).toEqual({
       type: 'forbidden',
       reason: '`git push origin main` rejected: policy forbids commands starting with `git push`',
+      byRule: true,
     });
     expect(requirement({ rules, script: 'git reset --hard' })).toEqual({
       type: 'forbidden',
       reason: '`git reset --hard` rejected: Use git stash instead.',
+      byRule: true,
     });
   });
 
@@ -167,6 +169,7 @@ prefix_rule(pattern=["make"], decision="allow")`;
     expect(refused).toEqual({
       type: 'forbidden',
       reason: "`git push '\\e[2J\\rok'` rejected: policy forbids commands starting with `git push`",
+      byRule: true,
     });
   });
 
@@ -250,6 +253,7 @@ prefix_rule(pattern=["git", "push", "--force"], decision="forbidden", justificat
     expect(requirement({ rules: layered, script: 'git push --force' })).toEqual({
       type: 'forbidden',
       reason: '`git push --force` rejected: never force-push',
+      byRule: true,
     });
   });
 });

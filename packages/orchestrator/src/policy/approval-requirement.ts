@@ -30,7 +30,11 @@ export type ApprovalRequirement =
       policyReason: string;
       proposedAmendment?: string[];
     }
-  | { type: 'forbidden'; reason: string };
+  | {
+      type: 'forbidden';
+      reason: string /** A prefix rule forbade it (not a heuristic or the approval policy). */;
+      byRule?: boolean;
+    };
 
 export interface ApprovalRequirementInput {
   /** The argv before sandboxing, e.g. `['/bin/bash', '-lc', 'git status']`. */
@@ -139,7 +143,12 @@ export function approvalRequirement(input: ApprovalRequirementInput): ApprovalRe
   const decision = entries.map(entryDecision).reduce(stricterDecision, 'allow');
   const anyRuleMatched = entries.some((entry) => entry.kind === 'rule');
 
-  if (decision === 'forbidden') return { type: 'forbidden', reason: forbiddenReason(entries) };
+  if (decision === 'forbidden')
+    return {
+      type: 'forbidden',
+      reason: forbiddenReason(entries),
+      ...(mostSpecific(entries, 'forbidden') ? { byRule: true } : {}),
+    };
 
   if (decision === 'prompt') {
     const ruleDriven = entries.some(

@@ -1,4 +1,5 @@
 import { didYouMean } from '../text/close-matches.js';
+import type { RefusalDecider } from '../tools/exec-result-words.js';
 import { markError, UxError } from './ux-error.js';
 
 /** One problem in a tool call's arguments, addressed by a dotted path (`additional_permissions.network`). */
@@ -133,18 +134,32 @@ export type RejectionSource = 'user' | 'policy' | 'hook' | 'reviewer' | 'unatten
 export class RejectedError extends UxError {
   readonly reason: string;
   readonly source: RejectionSource;
-  constructor(fields: { reason: string; source: RejectionSource }, options?: { cause?: unknown }) {
+  /**
+   * Who decided, for the model (`refusal.decided_by` of the result), when `source` alone does not
+   * tell: `rule` for a prefix rule's `forbidden` (source `policy`).
+   */
+  readonly decidedBy: RefusalDecider | undefined;
+  constructor(
+    fields: { reason: string; source: RejectionSource; decidedBy?: RefusalDecider },
+    options?: { cause?: unknown },
+  ) {
     super('rejected', fields.reason, options);
     this.name = 'RejectedError';
     this.reason = fields.reason;
     this.source = fields.source;
+    this.decidedBy = fields.decidedBy;
     markError(this, REJECTED);
   }
   static override isInstance(error: unknown): error is RejectedError {
     return UxError.hasMarker(error, REJECTED);
   }
   override toJSON() {
-    return { ...super.toJSON(), reason: this.reason, source: this.source };
+    return {
+      ...super.toJSON(),
+      reason: this.reason,
+      source: this.source,
+      ...(this.decidedBy === undefined ? {} : { decidedBy: this.decidedBy }),
+    };
   }
 }
 
