@@ -15,6 +15,7 @@ import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import { checkCommandWords } from './check-command-words.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
+import { someoneCanAnswer } from './mcp-policy-words.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
 import {
@@ -132,6 +133,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     reviewer: terminal
       ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
       : createNoTerminalReviewer(io.stderr),
+    reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
   });
 

@@ -39,6 +39,7 @@ import {
   mcpToolAnnotations,
   noSessionPolicyChanges,
   recordSessionPolicyChange,
+  someoneCanAnswer,
 } from './mcp-policy-words.js';
 import {
   CLIENT_AUTOMATIC_ANSWER_MS,
@@ -279,7 +280,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       env: io.env,
       platform: io.platform,
       reviewer,
-      reviewerCanAsk: canAsk,
+      reviewerCanAsk: someoneCanAnswer(session, canAsk),
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
       checkSandboxAtStart: true,
       onPolicyChange: (change) => {

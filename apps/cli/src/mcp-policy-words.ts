@@ -76,6 +76,15 @@ export function mcpAsker(session: CliSession, canElicit: boolean): PolicyAsker {
   return canElicit ? { kind: 'person' } : { kind: 'nobody', why: NO_ELICITATION_WHY };
 }
 
+/**
+ * Whether anyone can answer an approval question in this session (`ux exec` too: the person when a
+ * terminal or an eliciting client reaches them, or the automatic reviewer): a named denial offers
+ * `require_escalated` only then.
+ */
+export function someoneCanAnswer(session: CliSession, personReachable: boolean): boolean {
+  return mcpAsker(session, personReachable).kind !== 'nobody';
+}
+
 /** The facts `describePolicyForModel` needs, from the session and what changed in it. */
 export function mcpPolicyForModel(context: McpPolicyContext): PolicyForModel {
   const { session, policy, changes } = context;

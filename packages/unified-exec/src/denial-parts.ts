@@ -26,7 +26,8 @@ export function denialParts(
   door: DoorContext,
   wait: WaitEvidence,
 ): Pick<ResponseParts, 'denial' | 'nextStep' | 'sandboxDenied'> {
-  if (wait.sandboxType === 'none' && !wait.earlyDenied) return {};
+  // No sandbox, nothing to blame.
+  if (wait.sandboxType === 'none') return {};
   const policy = door.orchestrator.policy;
   const canEscalate =
     wait.tool === 'exec_command' &&
@@ -43,6 +44,8 @@ export function denialParts(
     earlyDenied: wait.earlyDenied,
     canEscalate,
   });
-  if (!named) return wait.earlyDenied ? { sandboxDenied: true } : {};
+  // An early failure whose output names a cause the policy allowed (a mode-000 file in the workspace)
+  // is the command's own: nameDenial names an early denial it cannot explain otherwise.
+  if (!named) return {};
   return { sandboxDenied: true, denial: named.denial, nextStep: named.nextStep };
 }

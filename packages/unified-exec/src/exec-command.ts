@@ -119,7 +119,6 @@ export async function execCommand(
           tool: 'exec_command',
           sandboxType: outcome.value.sandboxType,
         }),
-        sandboxDenied: true,
       });
     }
 

@@ -573,7 +573,8 @@ function networkNextStep(evidence: DenialEvidence): string {
 }
 
 function connectDenial(target: string | undefined, evidence: DenialEvidence): NamedDenial {
-  const to = target ? `a connection to ${readableText(target)}` : 'a network connection';
+  // No address: a socket refused as it was made (Python's `socket()`), connection or server alike.
+  const to = target ? `a connection to ${readableText(target)}` : 'a network socket';
   const host = target ? hostOf(target) : undefined;
   const message =
     evidence.policy.network === 'proxied'
