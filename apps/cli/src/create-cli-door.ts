@@ -67,9 +67,10 @@ export interface CliDoorOptions {
   ) => void;
   /**
    * Whether the reviewer can put a question to anyone (false: an MCP client without elicitation):
-   * a named denial suggests asking for escalation only when it can. Default true.
+   * a named denial suggests asking for escalation only when it can; a function is asked at each
+   * result. Default true.
    */
-  reviewerCanAsk?: boolean;
+  reviewerCanAsk?: boolean | (() => boolean);
 }
 
 /**

@@ -248,6 +248,8 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
         new McpError(ErrorCode.InvalidRequest, 'the server is not initialized: send initialize first'),
       );
     const canAsk = Boolean(capabilities.elicitation);
+    // False once the client has shown that it answers approval questions itself.
+    let personReachable = canAsk;
     // Set once the door exists; a question can only come from a command the door started.
     let setPaused: (paused: boolean) => void = () => {};
     const reviewer: Reviewer = canAsk
@@ -256,7 +258,18 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
             server,
             log,
             { ruleFile: join(session.rulesDirectory, 'default.rules') },
-            (callId, answer) => clientRefusals.set(callId, answer),
+            (callId, answer) => {
+              clientRefusals.set(callId, answer);
+              // The client answers for itself: the model is told nobody can be asked, and denials stop
+              // offering escalation.
+              if (
+                answer.ms < CLIENT_AUTOMATIC_ANSWER_MS &&
+                recordSessionPolicyChange(changes, { kind: 'client_answers_itself', ...answer })
+              ) {
+                personReachable = false;
+                policyChanged(canAsk);
+              }
+            },
           ),
           (paused) => setPaused(paused),
         )
@@ -280,7 +293,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       env: io.env,
       platform: io.platform,
       reviewer,
-      reviewerCanAsk: someoneCanAnswer(session, canAsk),
+      reviewerCanAsk: () => someoneCanAnswer(session, personReachable),
       onWarning: (message) => log(`ux mcp: warning: ${readableText(message)}\n`),
       checkSandboxAtStart: true,
       onPolicyChange: (change) => {

@@ -16,6 +16,11 @@ export interface SessionPolicyChanges {
   hosts: Map<string, 'allowed' | 'refused'>;
   /** Prefixes approved with `prefix_rule`, in the order they were approved. */
   prefixes: string[][];
+  /**
+   * The client answered an approval question itself, too fast for a person (`codex exec` declines,
+   * `claude -p` cancels): from then on the model is told that nobody can be asked.
+   */
+  clientAnswersItself?: { action: 'decline' | 'cancel'; ms: number };
 }
 
 export function noSessionPolicyChanges(): SessionPolicyChanges {
@@ -30,8 +35,14 @@ export function recordSessionPolicyChange(
   changes: SessionPolicyChanges,
   change:
     | { kind: 'host'; host: string; decision: 'allowed' | 'refused' }
-    | { kind: 'prefix'; prefix: readonly string[] },
+    | { kind: 'prefix'; prefix: readonly string[] }
+    | { kind: 'client_answers_itself'; action: 'decline' | 'cancel'; ms: number },
 ): boolean {
+  if (change.kind === 'client_answers_itself') {
+    if (changes.clientAnswersItself) return false;
+    changes.clientAnswersItself = { action: change.action, ms: change.ms };
+    return true;
+  }
   if (change.kind === 'host') {
     if (changes.hosts.get(change.host) === change.decision) return false;
     changes.hosts.delete(change.host);
@@ -90,7 +101,14 @@ export function mcpPolicyForModel(context: McpPolicyContext): PolicyForModel {
   const { session, policy, changes } = context;
   const { settings, toolPlan } = session;
   const approvalPolicy = settings.approvalPolicy.value;
-  const asker = mcpAsker(session, context.canElicit);
+  const answered = changes.clientAnswersItself;
+  const asker: PolicyAsker =
+    answered && context.canElicit
+      ? {
+          kind: 'nobody',
+          why: `this MCP client answers approval questions itself: it said "${answered.action}" to one after ${answered.ms} ms, before anyone could read it`,
+        }
+      : mcpAsker(session, context.canElicit);
   const network = settings.network;
   const hostsAnswered = (decision: 'allowed' | 'refused') =>
     [...changes.hosts].filter(([, answer]) => answer === decision).map(([host]) => host);

@@ -174,6 +174,39 @@ describe('ux mcp tells the model the policy', () => {
     expect(changeCount()).toBe(1);
   });
 
+  it('a client that declines every question at once (codex exec): the model is told nobody can be asked, once', async () => {
+    const home = makeHome();
+    const { client, execTool, listChanged, changeCount } = await connect(home, {
+      args: ['--approval', 'on-request'],
+      elicit: () => ({ action: 'decline' }),
+    });
+    expect((await execTool()).description).toContain('the person may let it run outside the sandbox');
+    const changed = listChanged();
+    const escalated = {
+      name: 'exec_command',
+      arguments: {
+        cmd: 'touch /etc/ux-asked',
+        sandbox_permissions: 'require_escalated',
+        justification: 'test',
+      },
+    };
+    const refused = await client.callTool(escalated);
+    expect(refused.structuredContent).toMatchObject({ status: 'refused', refusal: { decided_by: 'client' } });
+    await changed;
+    const after = (await execTool()).description ?? '';
+    expect(after).toMatch(
+      /Approvals: nobody can be asked \(this MCP client answers approval questions itself: it said "decline" to one after \d+ ms/,
+    );
+    expect(after).not.toContain('the person may let it run outside the sandbox');
+    // A denial no longer offers escalation either; a second automatic answer changes nothing more.
+    const denied = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch /etc/ux-asked' } });
+    expect(denied.structuredContent).toMatchObject({ denial: { kind: 'file_write' } });
+    expect((denied.structuredContent as { next_step: string }).next_step).not.toContain('require_escalated');
+    await client.callTool(escalated);
+    await execTool();
+    expect(changeCount()).toBe(1);
+  });
+
   it('several environments: each is named, and a remote one opens the world', async () => {
     const home = makeHome({ config: '[environments.box]\nurl = "ws://127.0.0.1:9"\ncwd = "/srv/app"\n' });
     const { execTool, instructions } = await connect(home);

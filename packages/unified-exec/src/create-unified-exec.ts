@@ -91,9 +91,10 @@ export interface UnifiedExecOptions {
   earlyExitWindowMs?: number;
   /**
    * Whether the reviewer can put a question to someone (false for an MCP client without elicitation):
-   * a named denial then says to ask for escalation only when it can. Default true.
+   * a named denial then says to ask for escalation only when it can. A function is asked at each
+   * result (a client may turn out to answer for itself). Default true.
    */
-  reviewerCanAsk?: boolean;
+  reviewerCanAsk?: boolean | (() => boolean);
 }
 
 /** How long the door remembers the network proxy's refusals, to name the denials of the waits they fell in. */
@@ -244,7 +245,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
     earlyExitWindowMs: options.earlyExitWindowMs,
-    reviewerCanAsk: options.reviewerCanAsk ?? true,
+    reviewerCanAsk: askable(options.reviewerCanAsk),
     proxyRefusalsSince: (since) =>
       proxyRefusals.filter((entry) => entry.at >= since).map((entry) => entry.event),
     snapshots: plan.shellSnapshot
@@ -436,4 +437,11 @@ function commandOf(args: unknown): { command?: string } {
   if (typeof cmd === 'string') return { command: cmd };
   if (typeof command === 'string') return { command };
   return {};
+}
+
+/** `reviewerCanAsk` as a question the door asks at each result. */
+function askable(option: boolean | (() => boolean) | undefined): () => boolean {
+  if (typeof option === 'function') return option;
+  const value = option ?? true;
+  return () => value;
 }

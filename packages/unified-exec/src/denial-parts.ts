@@ -32,7 +32,7 @@ export function denialParts(
   const canEscalate =
     wait.tool === 'exec_command' &&
     approvalPolicyName(door.orchestrator.approvalPolicy) === 'on-request' &&
-    door.reviewerCanAsk &&
+    door.reviewerCanAsk() &&
     !hasDenyRead(policy.fileSystem);
   const named = nameDenial({
     output: wait.output,

@@ -91,8 +91,8 @@ export interface DoorContext {
   earlyExitWindowMs: number | undefined;
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
   snapshots: ShellSnapshots | undefined;
-  /** Someone can be asked for approval (false: a client without elicitation): escalation is possible. */
-  reviewerCanAsk: boolean;
+  /** Someone can be asked for approval now (false: a client without elicitation): escalation is possible. */
+  reviewerCanAsk: () => boolean;
   /** The network proxy's refusals (`network_access` events) since `since` (`Date.now()`), oldest first. */
   proxyRefusalsSince(since: number): NetworkAccessEvent[];
 }
