@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecProcess } from '@ux/protocol';
 import { isAlive } from '@ux/protocol/testing';
 import { createLocalSpawner } from '@ux/spawn';
@@ -223,10 +224,14 @@ export function uniqueMarker(): string {
   return `uxmark${process.pid}x${++markers}`;
 }
 
-/** The MCP SDK's own client for `ux mcp ARGS…` in `home`, not connected yet. */
+/**
+ * The MCP SDK's own client for `ux mcp ARGS…` in `home`, not connected yet. With `elicit`, the client
+ * declares elicitation and answers each question with what it returns (given the question's message).
+ */
 export function mcpClient(
   home: UxHome,
   args: string[] = [],
+  elicit?: (message: string) => ElicitResult,
 ): { client: Client; transport: StdioClientTransport } {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -235,7 +240,15 @@ export function mcpClient(
     env: home.env,
     stderr: 'pipe',
   });
-  return { client: new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} }), transport };
+  const client = new Client(
+    { name: 'ux-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (elicit)
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      elicit((request.params as { message: string }).message),
+    );
+  return { client, transport };
 }
 
 /** `mcpClient`, connected, and closed after the test. */

@@ -6,16 +6,13 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  ElicitRequestSchema,
-  type ElicitResult,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type ElicitResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   BIN,
   makeHome,
+  mcpClient,
   runUx,
   startUxInTerminal,
   type UxHome,
@@ -35,23 +32,7 @@ interface Connect {
 }
 
 async function connect(home: UxHome, options: Connect = {}) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...(options.args ?? [])],
-    cwd: home.workspace,
-    env: home.env,
-    stderr: 'pipe',
-  });
-  const client = new Client(
-    { name: 'ux-test', version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
-  );
-  if (options.elicit) {
-    const answer = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (request) =>
-      answer((request.params as { message: string }).message),
-    );
-  }
+  const { client, transport } = mcpClient(home, options.args, options.elicit);
   /** Resolves at each tools/list_changed notification; `changes` counts them. */
   let changes = 0;
   let signal: () => void = () => {};

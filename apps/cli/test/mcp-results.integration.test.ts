@@ -4,13 +4,12 @@
 // test checks it again with the SDK's own validator, so a result that does not conform fails here.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, makeHome, type UxHome } from './cli-harness.js';
+import { makeHome, mcpClient, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
 
@@ -42,21 +41,7 @@ interface Result {
 
 async function connect(options: { home?: UxHome; args?: string[]; elicit?: () => ElicitResult } = {}) {
   const home = options.home ?? makeHome({ config: NO_TMP });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...(options.args ?? [])],
-    cwd: home.workspace,
-    env: home.env,
-    stderr: 'pipe',
-  });
-  const client = new Client(
-    { name: 'ux-results-test', version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
-  );
-  if (options.elicit) {
-    const answer = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async () => answer());
-  }
+  const { client, transport } = mcpClient(home, options.args, options.elicit);
   await client.connect(transport);
   open.push(client);
   // Listing the tools makes the SDK client check every structured result against its outputSchema.
