@@ -11,11 +11,23 @@ export {
   DEFAULT_SNAPSHOT_TIMEOUT_MS,
   type ShellSnapshot,
   type ShellSnapshotCapture,
+  snapshotWatchedFiles,
 } from './shell-snapshot/capture-shell-snapshot.js';
-export { isShellSnapshotFresh } from './shell-snapshot/is-shell-snapshot-fresh.js';
+export { isShellSnapshotFresh, stampLoginFiles } from './shell-snapshot/is-shell-snapshot-fresh.js';
+export {
+  type CachedShellSnapshot,
+  fileIdentity,
+  ShellSnapshotCache,
+  type ShellSnapshotCacheKey,
+  type ShellSnapshotCacheKeyInput,
+  type ShellSnapshotCacheLookup,
+  type ShellSnapshotCacheOptions,
+  shellSnapshotCacheKey,
+} from './shell-snapshot/shell-snapshot-cache.js';
 export { snapshotCommandScript } from './shell-snapshot/snapshot-command-script.js';
 export { snapshotLoginFiles } from './shell-snapshot/snapshot-login-files.js';
 export { type SnapshotShellKind, snapshotShellKind } from './shell-snapshot/snapshot-shell-kind.js';
+export { snapshotSourcedFiles } from './shell-snapshot/snapshot-sourced-files.js';
 export * from './spawn-constants.js';
 export {
   ESCALATION_FD,

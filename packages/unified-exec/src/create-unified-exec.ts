@@ -17,6 +17,7 @@ import {
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
+import { ShellSnapshotCache } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import type { DoorEnvironment } from './door-environments.js';
@@ -76,6 +77,11 @@ export interface UnifiedExecOptions {
    * temporary directory. This session's files are removed at `shutdown`.
    */
   shellSnapshotDir?: string;
+  /**
+   * Shell snapshots kept across ux processes (issue 29). Default: `shell-snapshot-cache` in ux's
+   * per-user runtime root, which every sandbox hides; `false`: none (every session captures its own).
+   */
+  shellSnapshotCache?: ShellSnapshotCache | false;
   /** How long a shell snapshot may take before the session falls back to login commands; default 5000. */
   shellSnapshotTimeoutMs?: number;
   /**
@@ -260,6 +266,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
           ...(options.onWarning ? { onWarning: options.onWarning } : {}),
           ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
           excluded: excludedByShellEnvironmentPolicy(options.environment),
+          ...snapshotCacheOptions(options.shellSnapshotCache, options.environment),
         })
       : undefined,
   };
@@ -444,4 +451,22 @@ function askable(option: boolean | (() => boolean) | undefined): () => boolean {
   if (typeof option === 'function') return option;
   const value = option ?? true;
   return () => value;
+}
+
+/** The door's cross-process snapshot cache: the given one, none, or the runtime root's (none when unsafe). */
+function snapshotCacheOptions(
+  given: ShellSnapshotCache | false | undefined,
+  environment: ShellEnvironmentPolicy | undefined,
+): { cache?: ShellSnapshotCache; cacheContext?: string } {
+  if (given === false) return {};
+  let cache = given;
+  if (!cache) {
+    try {
+      cache = new ShellSnapshotCache({ dir: join(ensureUxRuntimeRoot(), 'shell-snapshot-cache') });
+    } catch {
+      // An unsafe runtime root: sandboxed commands say so; snapshots are then per session.
+      return {};
+    }
+  }
+  return { cache, cacheContext: JSON.stringify(environment ?? null) };
 }

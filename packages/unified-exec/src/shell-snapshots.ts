@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Orchestrator } from '@ux/orchestrator';
 import { type EffectivePolicy, SandboxUnavailableError, type UxEvent } from '@ux/protocol/core';
 import {
   captureShellSnapshot,
+  fileIdentity,
   isShellSnapshotFresh,
   type ShellSnapshot,
+  type ShellSnapshotCache,
   type SnapshotShellKind,
+  shellSnapshotCacheKey,
   snapshotCommandScript,
   snapshotShellKind,
+  snapshotWatchedFiles,
+  stampLoginFiles,
 } from '@ux/spawn';
 import { PINNED_ENVIRONMENT } from './build-environment.js';
 import type { ProcessStarter } from './door-context.js';
@@ -33,6 +38,13 @@ export interface ShellSnapshotsOptions {
   timeoutMs?: number;
   /** Variables the environment policy keeps out of commands: kept out of snapshots too. */
   excluded?: (name: string) => boolean;
+  /**
+   * Snapshots kept across ux processes (issue 29): looked up before a capture (stat calls, no shell),
+   * stored after one. Absent: every session captures its own.
+   */
+  cache?: ShellSnapshotCache;
+  /** What else decides a capture besides the shell, its files and the environment: the policy's excludes. */
+  cacheContext?: string;
 }
 
 /**
@@ -111,12 +123,33 @@ export class ShellSnapshots {
       // No sandbox here at all (an unsandboxed session): the login files run as the commands would.
       if (!SandboxUnavailableError.isInstance(error)) throw error;
     }
+    const file = this.fileFor(kind, shell);
+    const cache = options.cache;
+    const key = cache
+      ? shellSnapshotCacheKey({
+          shell,
+          kind,
+          env,
+          cwd: options.cwd,
+          context: JSON.stringify([backend?.id ?? 'none', options.cacheContext ?? '']),
+        })
+      : undefined;
+    if (cache && key) {
+      const found = cache.lookup(key, env);
+      if (found.hit) {
+        const reused = this.reuse(found.entry, file, shell, kind);
+        if (reused) return reused;
+      }
+    }
+    // Stamped before the capture, as the capture stamps its own: an edit meanwhile makes the entry stale.
+    const watched = cache ? snapshotWatchedFiles(shell, kind, env, options.cwd) : [];
+    const stamps = watched.map((path): [string, string] => [path, fileIdentity(path)]);
     const result = await captureShellSnapshot({
       shell,
       kind,
       env,
       cwd: options.cwd,
-      file: this.fileFor(kind, shell),
+      file,
       spawner: options.spawner,
       // The door's pinned variables (TERM, PAGER, NO_COLOR, LANG, …) still win over the login files.
       exclude: (name) =>
@@ -146,6 +179,18 @@ export class ShellSnapshots {
           }
         : {}),
     });
+    if (result.ok && cache && key) {
+      const { snapshot } = result;
+      // Not kept when it cannot be (an unsafe directory): this session still has its own file.
+      cache.store(key, {
+        text: readFileSync(snapshot.file, 'latin1'),
+        stamps,
+        changedVariables: snapshot.changedVariables,
+        startValues: Object.fromEntries(snapshot.changedVariables.map((name) => [name, env[name] ?? null])),
+        diagnostics: snapshot.diagnostics,
+        capturedAt: snapshot.capturedAt,
+      });
+    }
     if (result.ok) {
       // Only an event: a login file that greets would otherwise warn on every session (`ux doctor`
       // shows the text too).
@@ -163,6 +208,48 @@ export class ShellSnapshots {
       result.diagnostics,
     );
     return undefined;
+  }
+
+  /**
+   * A cached snapshot, copied to this session's own file (0600, replaced atomically): the session's
+   * commands source that file, which lives as long as the session whatever the cache evicts meanwhile.
+   */
+  private reuse(
+    entry: {
+      text: string;
+      stamps: [string, string][];
+      changedVariables: string[];
+      diagnostics: string;
+      capturedAt: number;
+    },
+    file: string,
+    shell: string,
+    kind: SnapshotShellKind,
+  ): ShellSnapshot | undefined {
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(temporary, entry.text, { encoding: 'latin1', mode: 0o600, flag: 'wx' });
+      renameSync(temporary, file);
+    } catch {
+      // This session's directory cannot take it: capture as without a cache (which says why).
+      rmSync(temporary, { force: true });
+      return undefined;
+    }
+    if (entry.diagnostics !== '')
+      this.warn(
+        `the login files of ${shell} printed text while they were captured; commands do not show it`,
+        entry.diagnostics,
+        false,
+      );
+    return {
+      file,
+      shell,
+      kind,
+      capturedAt: entry.capturedAt,
+      loginFiles: stampLoginFiles(entry.stamps.map(([path]) => path)),
+      diagnostics: entry.diagnostics,
+      changedVariables: entry.changedVariables,
+    };
   }
 
   private warn(message: string, details: string, tellUser = true): void {

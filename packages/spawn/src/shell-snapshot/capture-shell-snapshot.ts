@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ExecProcess, SpawnRequest } from '@ux/protocol/core';
 import { resolveProgram } from '../resolve-program.js';
 import { captureScript } from './capture-script.js';
@@ -11,6 +12,7 @@ import { renderSnapshotFile } from './render-snapshot-file.js';
 import { type CaptureWrap, runCaptureProcess } from './run-capture-process.js';
 import { snapshotLoginFiles } from './snapshot-login-files.js';
 import type { SnapshotShellKind } from './snapshot-shell-kind.js';
+import { snapshotSourcedFiles } from './snapshot-sourced-files.js';
 
 export interface ShellSnapshot {
   /** The snapshot file (absolute), to be sourced with `snapshotCommandScript`. */
@@ -88,9 +90,7 @@ export async function captureShellSnapshot(
   const file = resolve(options.file);
   const marker = `__ux_snapshot_${randomBytes(12).toString('hex')}`;
 
-  const watched = snapshotLoginFiles(kind, env);
-  const binary = shellBinary(shell, env, options.cwd);
-  if (binary && !watched.includes(binary)) watched.push(binary);
+  const watched = snapshotWatchedFiles(shell, kind, env, options.cwd);
   // Stamped before the capture: an edit while it runs makes the next freshness check fail.
   const loginFiles = stampLoginFiles(watched);
   const capturedAt = Date.now();
@@ -268,6 +268,25 @@ function joinDiagnostics(...pieces: string[]): string {
 /** latin1 text (one char per byte) read as UTF-8. */
 function utf8(latin1: string): string {
   return Buffer.from(latin1, 'latin1').toString('utf8');
+}
+
+/**
+ * Every file a snapshot of `shell` depends on, as far as can be known without running it: the login
+ * files (`snapshotLoginFiles`), the files they source by a literal path (`snapshotSourcedFiles`), and
+ * the shell's own binary last (an upgraded shell may know other options).
+ */
+export function snapshotWatchedFiles(
+  shell: string,
+  kind: SnapshotShellKind,
+  env: Record<string, string>,
+  cwd: string,
+): string[] {
+  const login = snapshotLoginFiles(kind, env);
+  const home = env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir();
+  const watched = [...login, ...snapshotSourcedFiles(login, home)];
+  const binary = shellBinary(shell, env, cwd);
+  if (binary && !watched.includes(binary)) watched.push(binary);
+  return watched;
 }
 
 /** The shell's binary, for freshness (an upgraded shell may know other options); undefined if not found. */
