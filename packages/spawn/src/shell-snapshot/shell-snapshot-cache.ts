@@ -26,6 +26,7 @@ export const DEFAULT_SNAPSHOT_CACHE_ENTRIES = 32;
 export const MAX_SNAPSHOT_CACHE_ENTRY_BYTES = 8 * 1024 * 1024;
 /** A temporary file this old was left by a process that died mid-write. */
 const STALE_TEMPORARY_MS = 60_000;
+const LINKED = 'linked';
 
 /**
  * The variables a login shell's result may depend on, besides the login files: they are part of the
@@ -162,7 +163,10 @@ export class ShellSnapshotCache {
     const problem = this.checkDirectory(false);
     if (problem) return { hit: false, reason: problem };
     const file = join(this.dir, `${key.name}${SUFFIX}`);
-    const entry = this.readEntry(file);
+    let entry = this.readEntry(file);
+    // A rename over the entry by another process shows a second link for an instant: read it again.
+    for (let again = 0; again < 3 && entry === LINKED; again++) entry = this.readEntry(file);
+    if (entry === LINKED) return { hit: false, reason: `${file} has other links: refused` };
     if (typeof entry === 'string') return { hit: false, reason: entry };
     const read = entry.text;
     const newline = read.indexOf('\n');
@@ -243,7 +247,7 @@ export class ShellSnapshotCache {
       if (this.uid !== undefined && stat.uid !== this.uid)
         return `${file} belongs to uid ${stat.uid}, not ${this.uid}: refused`;
       if ((stat.mode & 0o077) !== 0) return `${file} is open to others: refused`;
-      if (stat.nlink !== 1) return `${file} has other links: refused`;
+      if (stat.nlink !== 1) return LINKED;
       if (stat.size > MAX_SNAPSHOT_CACHE_ENTRY_BYTES) return `${file} is too large: refused`;
       const buffer = Buffer.alloc(stat.size);
       let done = 0;
