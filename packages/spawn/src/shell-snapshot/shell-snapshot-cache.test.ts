@@ -186,8 +186,8 @@ describe('ShellSnapshotCache', () => {
     symlinkSync(planted, file);
     expect(cache.lookup(key, env)).toEqual({ hit: false, reason: `${file} is a symbolic link: refused` });
 
-    renameSync(planted, file + '.x');
-    renameSync(file + '.x', file);
+    renameSync(planted, `${file}.x`);
+    renameSync(`${file}.x`, file);
     expect(cache.lookup(key, env).hit).toBe(true);
     chmodSync(file, 0o644);
     expect(cache.lookup(key, env)).toEqual({ hit: false, reason: `${file} is open to others: refused` });

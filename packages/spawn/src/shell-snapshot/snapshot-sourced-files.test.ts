@@ -11,6 +11,7 @@ describe('sourcedBy', () => {
       '. ~/.bash_aliases',
       'source "$HOME/.config/sh/env"',
       '[ -f /etc/bash_completion ] && . /etc/bash_completion',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text
       'if [ -r ${HOME}/.local.sh ]; then . ${HOME}/.local.sh; fi',
       "  source '/opt/tool/init.sh' # trailing",
       '# . /commented/out',
