@@ -28,7 +28,11 @@ const env = {
 
 function once(args) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: join(home, 'workspace'), env, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: join(home, 'workspace'),
+      env,
+      stdio: 'ignore',
+    });
     let hung = false;
     const timer = setTimeout(() => {
       hung = true;
@@ -43,7 +47,9 @@ function once(args) {
 
 async function series(name, args, runs, load) {
   const loops = load
-    ? Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+    ? Array.from({ length: availableParallelism() }, () =>
+        spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+      )
     : [];
   let hangs = 0;
   let failed = 0;

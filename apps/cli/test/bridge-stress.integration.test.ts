@@ -55,9 +55,7 @@ async function stress(runs: number, args: string[]) {
 
 /** Two busy loops (this machine has two cores) for the length of the test. */
 function cpuLoad() {
-  const loops = [0, 1].map(() =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-  );
+  const loops = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   onTestFinished(() => {
     for (const loop of loops) loop.kill('SIGKILL');
   });

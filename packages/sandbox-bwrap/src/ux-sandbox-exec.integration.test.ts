@@ -325,7 +325,10 @@ describe('ux-sandbox-exec as the helper: how it waits', () => {
         child.once('close', (code, signal) => resolve({ code, signal })),
       );
       clearTimeout(stuck);
-      expect(ended, 'a helper that missed the command’s end is killed after 20 s').toEqual({ code: 42, signal: null });
+      expect(ended, 'a helper that missed the command’s end is killed after 20 s').toEqual({
+        code: 42,
+        signal: null,
+      });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
