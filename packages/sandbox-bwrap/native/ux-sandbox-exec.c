@@ -826,16 +826,51 @@ static void exit_like(int status) {
   _exit(128 + sig);
 }
 
+/* Set up before the command is forked: SIGCHLD at its default disposition (never an inherited SIG_IGN,
+ * which makes the kernel reap children unseen) and blocked, so that it stays pending until read; a
+ * signalfd to read it from (-1 if none can be made: the helper then looks every 100 ms, or on its pidfd). */
+static int watch_children(void) {
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  if (sigaction(SIGCHLD, &dfl, NULL) != 0) setup_failed("cannot reset SIGCHLD: %s", strerror(errno));
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &child_signal, NULL) != 0) setup_failed("cannot block SIGCHLD: %s", strerror(errno));
+  return signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Reaps every child that has ended (orphans of the command come to the init); when the command is
+ * among them, ends this process the way it ended. */
+static void reap_children(pid_t command) {
+  int status;
+  pid_t pid;
+  for (;;) {
+    pid = waitpid(-1, &status, WNOHANG);
+    if (pid == command) exit_like(status);
+    if (pid > 0) continue;
+    if (pid < 0 && errno == EINTR) continue;
+    break;
+  }
+  if (pid < 0 && errno == ECHILD) {
+    /* Cannot happen with SIGCHLD at its default: the command was reaped by someone else. */
+    fputs("ux: the sandbox lost its command's exit status\n", stderr);
+    _exit(EXIT_SETUP);
+  }
+}
+
 /*
  * The helper: the parent of the command, and with bwrap's --as-pid-1 the init of the sandbox's pid
  * namespace. It reaps every process that ends up its child and exits with the command's status as
  * soon as the command ends (which ends the pid namespace, and every process in it, at once). Meanwhile
  * it serves the bridge's listener and the seccomp listener.
  */
-static void run_helper(pid_t command, int bridge_fd, int bridge_target_fd, int control_fd,
-                       const struct options *options) __attribute__((noreturn));
-static void run_helper(pid_t command, int bridge_fd, int bridge_target_fd, int control_fd,
-                       const struct options *options) {
+static void run_helper(pid_t command, int children_fd, int command_fd, int bridge_fd, int bridge_target_fd,
+                       int control_fd, const struct options *options) __attribute__((noreturn));
+static void run_helper(pid_t command, int children_fd, int command_fd, int bridge_fd, int bridge_target_fd,
+                       int control_fd, const struct options *options) {
   prctl(PR_SET_NAME, "ux-sandbox-net", 0, 0, 0);
   /* A session of its own: no terminal's signals, no Ctrl-C to the command's group reaches it. */
   (void)setsid();
@@ -845,13 +880,9 @@ static void run_helper(pid_t command, int bridge_fd, int bridge_target_fd, int c
     dup2(devnull, 1);
     if (devnull > 2) close(devnull);
   }
-  /* SIGCHLD is read from a descriptor, in the poll loop; the threads started below inherit the mask. */
-  sigset_t child_signal;
-  sigemptyset(&child_signal);
-  sigaddset(&child_signal, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &child_signal, NULL);
-  int children_fd = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
-  int keep[] = {bridge_fd, bridge_target_fd, control_fd, children_fd};
+  /* SIGCHLD stays blocked (since before the fork) and is read from children_fd; the threads started
+   * below inherit the mask, so none of them can take the signal off the queue. */
+  int keep[] = {bridge_fd, bridge_target_fd, control_fd, children_fd, command_fd};
   close_other_fds(keep, sizeof keep / sizeof keep[0]);
 
   int notify_fd = -1;
@@ -872,15 +903,21 @@ static void run_helper(pid_t command, int bridge_fd, int bridge_target_fd, int c
   if (control_fd >= 0) close(control_fd);
 #endif
 
-  struct pollfd fds[3];
+  struct pollfd fds[4];
   int backoff = 0;
   for (;;) {
+    /* Before every sleep: reap whatever has ended, whether or not a wake-up said so. A command that
+     * ended before or during the set-up above, or between the last look and this one, is found here;
+     * one that ends after it leaves SIGCHLD pending (blocked) and the pidfd readable, both of which
+     * poll sees however late it starts. */
+    reap_children(command);
     nfds_t count = 0;
     int children_at = -1, bridge_at = -1, notify_at = -1;
     if (children_fd >= 0) {
       children_at = (int)count;
       fds[count++] = (struct pollfd){.fd = children_fd, .events = POLLIN};
     }
+    if (command_fd >= 0) fds[count++] = (struct pollfd){.fd = command_fd, .events = POLLIN};
     if (bridge_fd >= 0 && !backoff) {
       bridge_at = (int)count;
       fds[count++] = (struct pollfd){.fd = bridge_fd, .events = POLLIN};
@@ -889,22 +926,16 @@ static void run_helper(pid_t command, int bridge_fd, int bridge_target_fd, int c
       notify_at = (int)count;
       fds[count++] = (struct pollfd){.fd = notify_fd, .events = POLLIN};
     }
-    /* Without a signalfd (it cannot fail on Linux, short of memory), look for the command's end
-     * every 100 ms instead of waiting for a SIGCHLD that stays blocked. */
-    int timeout = backoff || children_fd < 0 ? 100 : -1;
+    /* Without a signalfd and a pidfd (out of descriptors or memory, or an old kernel), look for the
+     * command's end every 100 ms. */
+    int timeout = backoff || (children_fd < 0 && command_fd < 0) ? 100 : -1;
     int ready = poll(fds, count, timeout);
     backoff = 0;
-    if (ready < 0 && errno != EINTR) _exit(EXIT_SETUP);
-    if (children_fd < 0 || (children_at >= 0 && fds[children_at].revents)) {
+    if (ready < 0 && errno != EINTR && errno != ENOMEM) _exit(EXIT_SETUP);
+    if (children_at >= 0 && fds[children_at].revents) {
       struct signalfd_siginfo info;
-      while (children_fd >= 0 && read(children_fd, &info, sizeof info) > 0) {
+      while (read(children_fd, &info, sizeof info) > 0) {
       }
-      int status;
-      pid_t pid;
-      /* Every child is reaped (orphans of the command come to the init); the command's end is ours. */
-      while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if (pid == command) exit_like(status);
-      if (pid < 0 && errno == ECHILD) _exit(EXIT_SETUP);
     }
     if (ready <= 0) continue;
     if (bridge_at >= 0 && (fds[bridge_at].revents & POLLIN)) {
@@ -1281,14 +1312,13 @@ int main(int argc, char **argv) {
   int control[2] = {-1, -1};
   if (supervise && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
     setup_failed("cannot create a socket pair for the connect supervisor: %s", strerror(errno));
-  /* SIGCHLD is blocked before the fork, so that it stays pending until the helper reads it from its
-   * signalfd: a command that ends at once (`env`) would otherwise end before the helper blocks the
-   * signal, its SIGCHLD discarded, and the helper would wait for ever beside a zombie. The command
-   * gets an empty mask back (reset_signals). */
-  sigset_t child_signal;
-  sigemptyset(&child_signal);
-  sigaddset(&child_signal, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &child_signal, NULL);
+  /* How the init learns of the command's end, all set up before the fork, so that a command that ends
+   * at once (`env`) cannot end unseen: SIGCHLD at its default disposition (an inherited SIG_IGN would
+   * have the kernel reap the command itself, with no signal and no status: the helper waited for ever),
+   * blocked (as pid 1 an unblocked SIGCHLD with no handler is discarded: the old hang, one run in
+   * fifteen), and a signalfd for it. After the fork a pidfd of the command is added where the kernel
+   * has one. The command gets the default dispositions and an empty mask back (reset_signals). */
+  int children_fd = watch_children();
   pid_t command = fork();
   if (command < 0) setup_failed("cannot start the command: %s", strerror(errno));
   if (command == 0) {
@@ -1301,5 +1331,8 @@ int main(int argc, char **argv) {
   }
   if (control[1] >= 0) close(control[1]);
   free(program.filter);
-  run_helper(command, bridge_fd, bridge_target_fd, control[0], &options);
+  /* A second, independent wake-up for the command's own end (Linux 5.3): readable once it has ended,
+   * even before it is reaped; -1 where the kernel lacks pidfd_open. */
+  int command_fd = pidfd_open_(command, 0);
+  run_helper(command, children_fd, command_fd, bridge_fd, bridge_target_fd, control[0], &options);
 }

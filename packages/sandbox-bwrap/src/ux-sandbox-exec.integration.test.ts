@@ -291,6 +291,50 @@ describe('ux-sandbox-exec as the sandbox’s init', () => {
   }, 120_000);
 });
 
+describe('ux-sandbox-exec as the helper: how it waits', () => {
+  it('reports the command’s status even when it starts with SIGCHLD ignored', async () => {
+    // An inherited SIG_IGN for SIGCHLD makes the kernel reap the command itself, with no signal and no
+    // status: the helper used to poll its signalfd for ever. It now puts SIGCHLD back to its default
+    // before the fork. Run outside bwrap (not pid 1) on a free port, started by python3 with the
+    // signal ignored; a hang is killed and fails the test by its status.
+    const socketPath = join(root, 'ignored-chld.sock');
+    const server: Server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    try {
+      const child = spawn(
+        'python3',
+        [
+          '-c',
+          'import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])',
+          shim,
+          '--bridge',
+          `${port}=${socketPath}`,
+          '--',
+          '/bin/sh',
+          '-c',
+          'exit 42',
+        ],
+        { stdio: 'ignore' },
+      );
+      const stuck = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const ended = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.once('close', (code, signal) => resolve({ code, signal })),
+      );
+      clearTimeout(stuck);
+      expect(ended, 'a helper that missed the command’s end is killed after 20 s').toEqual({
+        code: 42,
+        signal: null,
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 30_000);
+});
+
 describe('ux-sandbox-exec --launch (the launcher bwrap starts through)', () => {
   const program = buildSeccompProgram(arch, 'restricted');
   const hex = Buffer.from(program).toString('hex');
