@@ -15,7 +15,7 @@ import {
 } from '@ux/exec-server-client';
 import type { SandboxBackend } from '@ux/protocol';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { type DoorOptions, makeDoor, spawner } from './test-support.js';
 
 export const SERVER_BIN = join(
@@ -32,17 +32,22 @@ let sharedServerHome: string | undefined;
 
 /**
  * A server's environment: this process's, with `home` as HOME (default one temporary HOME shared by
- * the file's servers, removed at exit) and without the variables that name start-up files (zsh's
- * ZDOTDIR, bash's BASH_ENV, sh's ENV). Remote commands build their environment from the server's, so
- * a server must never pass on this machine's HOME: its login files (a pyenv rehash lock once made each
- * of them wait 60 s) would decide the tests' output and timing.
+ * the servers of a test, removed when it finishes) and without the variables that name start-up files
+ * (zsh's ZDOTDIR, bash's BASH_ENV, sh's ENV). Remote commands build their environment from the
+ * server's, so a server must never pass on this machine's HOME: its login files (a pyenv rehash lock
+ * once made each of them wait 60 s) would decide the tests' output and timing.
  */
 export function serverEnvironment(home?: string): NodeJS.ProcessEnv {
   if (home === undefined) {
     if (sharedServerHome === undefined) {
       const made = mkdtempSync(join(tmpdir(), 'ux-env-home-'));
       sharedServerHome = made;
-      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+      // Removed with the test: a process `exit` handler never runs in vitest's worker threads, which
+      // left one directory per test file in /tmp.
+      onTestFinished(() => {
+        rmSync(made, { recursive: true, force: true });
+        sharedServerHome = undefined;
+      });
     }
     home = sharedServerHome;
   }
