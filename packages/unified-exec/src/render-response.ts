@@ -142,11 +142,7 @@ export function renderResultText(result: ExecResult): string {
   if (result.exit_code !== undefined) lines.push(`Process exited with code ${result.exit_code}`);
   if (result.session_id !== undefined && result.status === 'running')
     lines.push(`Process running with session ID ${result.session_id}`);
-  // A notice is one line of ux's (escaped where it was made; again here, which changes nothing then);
-  // the output after `Output:` is the command's data, as it wrote it.
-  for (const notice of result.sandbox_notices ?? []) lines.push(`Sandbox: ${readableText(notice)}`);
-  if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
-  else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
+  lines.push(...sandboxLines(result));
   if (result.next_step !== undefined) lines.push(`Next step: ${readableText(result.next_step)}`);
   if (result.original_token_count !== undefined)
     lines.push(`Original token count: ${result.original_token_count}`);
@@ -167,14 +163,24 @@ export function renderShellCommandText(result: ExecResult): string {
     `Exit code: ${result.exit_code ?? -1}`,
     `Wall time: ${result.wall_time_seconds.toFixed(1)} seconds`,
   ];
-  for (const notice of result.sandbox_notices ?? []) lines.push(`Sandbox: ${readableText(notice)}`);
-  if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
-  else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
+  lines.push(...sandboxLines(result));
   lines.push('Output:');
   lines.push(
     `${result.output}${result.next_step === undefined ? '' : `\n${readableText(result.next_step)}`}`,
   );
   return lines.join('\n');
+}
+
+/**
+ * What the sandbox did and what it blocked, a line each. A notice is one line of ux's (escaped where it
+ * was made; again here, which changes nothing then); the output after `Output:` is the command's data,
+ * as it wrote it.
+ */
+function sandboxLines(result: ExecResult): string[] {
+  const lines = (result.sandbox_notices ?? []).map((notice) => `Sandbox: ${readableText(notice)}`);
+  if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
+  else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
+  return lines;
 }
 
 /** The text of a receipt, rendered from its structured result. */
