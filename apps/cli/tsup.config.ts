@@ -62,13 +62,18 @@ const shared: Options = {
   external,
   esbuildOptions(options) {
     options.conditions = ['@ux/source'];
+    // `import()` of an external becomes `require` (Node >= 20.19 requires ES modules): command bundles
+    // are compiled through node:vm with a code cache (command-bundle.ts), where Node 20 cannot run
+    // an `import()`.
+    options.supported = { ...options.supported, 'dynamic-import': false };
   },
 };
 
 export default defineConfig([
   {
     ...shared,
-    entry: { ux: 'src/ux.ts' },
+    // write-code-caches: run after the build (package.json), V8's code cache for each command bundle.
+    entry: { ux: 'src/ux.ts', 'write-code-caches': 'src/write-code-caches.ts' },
     banner: { js: '#!/usr/bin/env node' },
     // The command bundles, imported by path at run time.
     external: [...external, /^\.\/[a-z-]+-command\.cjs$/],

@@ -24,6 +24,7 @@ import {
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
 import { applyPatchBin } from './apply-patch-bin.js';
+import { loadBashParserOnBaseline } from './baseline-wasm-compiler.js';
 import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
@@ -164,6 +165,7 @@ async function composeDoor(
       ? { autoReviewer: commandReviewer(session.review.autoReview) }
       : {}),
     strictAutoReview: session.review.strict.value,
+    loadBashParser: loadBashParserOnBaseline,
     reviewer: options.reviewer,
     onWarning: options.onWarning,
   });

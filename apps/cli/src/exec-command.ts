@@ -11,7 +11,6 @@ import {
 } from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
-import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import { checkCommandWords } from './check-command-words.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
@@ -68,7 +67,6 @@ Exit code: the command's exit code when it finished, 1 when the call failed, 2 f
 const HELP_COMMAND = 'ux exec --help';
 
 export async function execCommand(args: string[], io: Io): Promise<number> {
-  useBaselineWasmCompiler();
   const { values, positionals } = parseOptions(
     args,
     {

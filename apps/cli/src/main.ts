@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { didYouMean } from '@ux/protocol/core';
 import { ConfigError, UxError } from '@ux/protocol/errors';
 import packageJson from '../package.json' with { type: 'json' };
+import { loadCommandBundle } from './command-bundle.js';
 import { displayCommand } from './display-command.js';
 import type { Io } from './io.js';
 import { UsageError } from './usage-error.js';
@@ -44,19 +46,19 @@ the command's exit code on.
 
 type Run = (args: string[], io: Io) => number | Promise<number>;
 
-// Each command is its own bundle beside this one (tsup.config.ts), required only when asked for:
-// start-up time is most of a short command's cost.
+// Each command is its own bundle beside this one (tsup.config.ts), loaded only when asked for, with
+// the code cache the build wrote beside it (command-bundle.ts): start-up time is most of a short
+// command's cost.
+const bundle = <T>(name: string) => loadCommandBundle(join(__dirname, `${name}.cjs`)) as T;
 const COMMANDS: Record<string, Run> = {
-  exec: (args, io) => (require('./exec-command.cjs') as ExecCommand).execCommand(args, io),
-  sandbox: (args, io) => (require('./sandbox-command.cjs') as SandboxCommand).sandboxCommand(args, io),
-  doctor: (args, io) => (require('./doctor-command.cjs') as DoctorCommand).doctorCommand(args, io),
-  mcp: (args, io) => (require('./mcp-command.cjs') as McpCommand).mcpCommand(args, io),
-  'exec-server': (args, io) =>
-    (require('./exec-server-command.cjs') as ExecServerCommand).execServerCommand(args, io),
-  features: (args, io) => (require('./features-command.cjs') as FeaturesCommand).featuresCommand(args, io),
-  'zsh-fork': (args, io) => (require('./zsh-fork-command.cjs') as ZshForkCommand).zshForkCommand(args, io),
-  'apply-patch': (args, io) =>
-    (require('./apply-patch-command.cjs') as ApplyPatchCommand).applyPatchCommand(args, io),
+  exec: (args, io) => bundle<ExecCommand>('exec-command').execCommand(args, io),
+  sandbox: (args, io) => bundle<SandboxCommand>('sandbox-command').sandboxCommand(args, io),
+  doctor: (args, io) => bundle<DoctorCommand>('doctor-command').doctorCommand(args, io),
+  mcp: (args, io) => bundle<McpCommand>('mcp-command').mcpCommand(args, io),
+  'exec-server': (args, io) => bundle<ExecServerCommand>('exec-server-command').execServerCommand(args, io),
+  features: (args, io) => bundle<FeaturesCommand>('features-command').featuresCommand(args, io),
+  'zsh-fork': (args, io) => bundle<ZshForkCommand>('zsh-fork-command').zshForkCommand(args, io),
+  'apply-patch': (args, io) => bundle<ApplyPatchCommand>('apply-patch-command').applyPatchCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
 

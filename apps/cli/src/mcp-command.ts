@@ -26,7 +26,6 @@ import {
 } from '@ux/protocol/core';
 import { REFUSAL_NEXT_STEPS, renderNotRun, renderResultText, type UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
-import { useBaselineWasmCompiler } from './baseline-wasm-compiler.js';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
@@ -93,7 +92,6 @@ const PROGRESS_INTERVAL_MS = 1000;
 const ANSWER_WAIT_MS = 5000;
 
 export async function mcpCommand(args: string[], io: Io): Promise<number> {
-  useBaselineWasmCompiler();
   let prepared: PreparedSession | 'help';
   try {
     prepared = prepareSession(args, io);

@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import { main } from './main.js';
 import { Terminal } from './terminal.js';
 
@@ -10,7 +11,8 @@ void main(process.argv.slice(2), {
   env: process.env,
   platform: process.platform,
   terminal: () => {
-    if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
+    // isatty first: touching process.stdin builds its stream (about a millisecond) even when unused.
+    if (!isatty(0) || !isatty(1) || !process.stdin.isTTY || !process.stdout.isTTY) return undefined;
     terminal ??= new Terminal(process.stdin, process.stdout);
     return terminal;
   },

@@ -90,6 +90,11 @@ export interface OrchestratorSettings {
   ruleWriter?: RuleWriter;
   /** Default: the shared tree-sitter-bash parser, loaded on the first run. */
   bashParser?: BashParser;
+  /**
+   * Loads the grammar when a script first needs it (default `loadBashParser`): a host can wrap it to
+   * prepare the process first (the CLI keeps WebAssembly on V8's baseline compiler from then on).
+   */
+  loadBashParser?: () => Promise<BashParser>;
   /** Problems that do not stop a command (a rule that could not be saved). */
   onWarning?: (message: string) => void;
   /** Approval ids for per-exec questions; default random UUIDs. */
@@ -226,10 +231,12 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
   let execPolicy = settings.execPolicy ?? createExecPolicy();
   // A request whose scripts are all one simple command of literal words needs no grammar: a
   // short-lived host (`ux exec -- make test`) then never loads it.
-  const parser = (request: OrchestratorRequest): Promise<BashParser> => {
+  const loadGrammar = settings.loadBashParser ?? loadBashParser;
+  const parserFor = (argv: readonly string[]): Promise<BashParser> => {
     if (settings.bashParser) return Promise.resolve(settings.bashParser);
-    return needsBashGrammar(request.argv) ? loadBashParser() : Promise.resolve(SIMPLE_SCRIPT_PARSER);
+    return needsBashGrammar(argv) ? loadGrammar() : Promise.resolve(SIMPLE_SCRIPT_PARSER);
   };
+  const parser = (request: OrchestratorRequest): Promise<BashParser> => parserFor(request.argv);
 
   const evaluate = (request: OrchestratorRequest, bash: BashParser): ApprovalRequirement => {
     const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
@@ -308,12 +315,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     approvalPolicy,
     policy,
     execPolicy: () => execPolicy,
-    bash: (argv: readonly string[]) =>
-      settings.bashParser
-        ? Promise.resolve(settings.bashParser)
-        : needsBashGrammar(argv)
-          ? loadBashParser()
-          : Promise.resolve(SIMPLE_SCRIPT_PARSER),
+    bash: parserFor,
     platform,
     chain,
     sandboxes,
