@@ -1,3 +1,4 @@
+import { quotePosix } from './quote-posix.js';
 import type { SnapshotShellKind } from './snapshot-shell-kind.js';
 
 /** The sections a capture prints, in this order, each after a `\n<marker>:<name>\n` line. */
@@ -17,20 +18,40 @@ export const CAPTURE_SECTIONS = {
  *
  * Exported variables are printed NUL-separated as `NAME=value` from shell builtins (values may hold
  * newlines, quotes and any byte but NUL); `sh` prints `export -p`, which POSIX makes re-readable.
+ *
+ * With `then` (a file the host writes once it has read the capture), the shell goes on to source it.
  */
-export function captureScript(kind: SnapshotShellKind, marker: string): string {
+export function captureScript(kind: SnapshotShellKind, marker: string, then?: string): string {
   if (!/^[A-Za-z0-9_]+$/.test(marker)) throw new Error(`captureScript: unsafe marker ${marker}`);
-  switch (kind) {
-    case 'bash':
-      return bashScript((name) => `\\builtin printf '\\n%s\\n' '${marker}:${name}'`);
-    case 'zsh':
-      return zshScript(
-        (name) => `\\builtin printf '\\n%s\\n' '${marker}:${name}'`,
-        (name) => `builtin printf "\\n%s\\n" "${marker}:${name}"`,
-      );
-    case 'sh':
-      return shScript((name) => `\\command printf '\\n%s\\n' '${marker}:${name}'`);
-  }
+  const script = (() => {
+    switch (kind) {
+      case 'bash':
+        return bashScript((name) => `\\builtin printf '\\n%s\\n' '${marker}:${name}'`);
+      case 'zsh':
+        return zshScript(
+          (name) => `\\builtin printf '\\n%s\\n' '${marker}:${name}'`,
+          (name) => `builtin printf "\\n%s\\n" "${marker}:${name}"`,
+        );
+      case 'sh':
+        return shScript((name) => `\\command printf '\\n%s\\n' '${marker}:${name}'`);
+    }
+  })();
+  return then === undefined ? script : `${script}\n${waitThenSource(kind, then)}`;
+}
+
+/**
+ * The end of a capture that goes on in the same process (the folded load check): wait until the host
+ * has written `file` (it renames it into place whole), then source it. The host writes it only after
+ * it read the capture; it ends the process group instead when it will not. The wait spins on a
+ * builtin: the host takes a millisecond or two, and a sleep would cost a process per round.
+ */
+function waitThenSource(kind: SnapshotShellKind, file: string): string {
+  const name = quotePosix(file);
+  const run = kind === 'sh' ? '\\command' : '\\builtin';
+  const line = `while ! ${run} test -e ${name}; do ${run} :; done; ${run} . ${name}`;
+  // zsh parsed the whole script with the login files' aliases on: reserved words go through `eval`,
+  // which parses them now that aliases are off.
+  return kind === 'zsh' ? `\\builtin eval ${quotePosix(line)}` : line;
 }
 
 function bashScript(section: (name: string) => string): string {

@@ -289,17 +289,75 @@ describe('bash', () => {
         },
       }),
     );
-    // The capture and the check that the file loads.
-    expect(launches.map((argv) => argv.slice(0, 2))).toEqual([
-      ['/bin/bash', '-lc'],
-      ['/bin/bash', '-c'],
-    ]);
-    expect(cleanups).toBe(2);
+    // One launch: the check that the file loads runs in the capture's own process, once ux wrote it.
+    expect(launches.map((argv) => argv.slice(0, 2))).toEqual([['/bin/bash', '-lc']]);
+    expect(cleanups).toBe(1);
     const text = readFileSync(snapshot.file, 'utf8');
     expect(text).toMatch(/^export V='wrapped'$/m);
     // What the wrapper gave the shell is not a change made by the login files.
     expect(text).not.toMatch(/SANDBOX_VAR/);
   });
+  it('checks that the file loads in the process of the capture, with the environment it started with', async () => {
+    // A login file that exports BASH_ENV: the check's `bash -c`, started with the login's environment,
+    // would run it (the capture's own shell runs it too, after the login files: that part is expected).
+    const { env } = home({
+      '.bash_profile': 'export BASH_ENV="$HOME/noisy.sh"\nexport V=1\n',
+      'noisy.sh': 'case "$BASH_EXECUTION_STRING" in *__ux_snapshot_check_*) echo NOISY-BASH-ENV >&2;; esac\n',
+    });
+    const launches: string[][] = [];
+    const snapshot = captured(
+      await capture('/bin/bash', 'bash', env, {
+        wrap: async (launch) => {
+          launches.push(launch.argv);
+          return launch;
+        },
+      }),
+    );
+    expect(launches).toHaveLength(1);
+    expect(snapshot.diagnostics).not.toContain('NOISY-BASH-ENV');
+    expect(readFileSync(snapshot.file, 'utf8')).toMatch(/^export V='1'$/m);
+    // Nothing of the check is left beside the snapshot.
+    expect(readdirSync(join(snapshot.file, '..'))).toEqual([snapshot.file.split('/').at(-1)]);
+  });
+
+  it('fails, in the same single launch, when the written file does not load', async () => {
+    // `declare -f` prints a function named `a=b` in a form bash cannot read back.
+    const { env } = home({ '.bash_profile': 'function a=b { echo hi; }\nexport V=1\n' });
+    const launches: string[][] = [];
+    const result = await capture('/bin/bash', 'bash', env, {
+      wrap: async (launch) => {
+        launches.push(launch.argv);
+        return launch;
+      },
+    });
+    expect(launches).toHaveLength(1);
+    expect(result).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /^the snapshot does not load in \/bin\/bash -c without errors: .*syntax error/,
+      ),
+    });
+  });
+
+  it('checks in a second launch when no `env` program is on PATH to start the check clean', async () => {
+    const bin = tempDir('ux-snapshot-bin-');
+    const { env } = home({ '.bash_profile': 'export V=1\n' }, { PATH: bin });
+    const launches: string[][] = [];
+    const snapshot = captured(
+      await capture('/bin/bash', 'bash', env, {
+        wrap: async (launch) => {
+          launches.push(launch.argv);
+          return launch;
+        },
+      }),
+    );
+    expect(launches.map((argv) => argv.slice(0, 2))).toEqual([
+      ['/bin/bash', '-lc'],
+      ['/bin/bash', '-c'],
+    ]);
+    expect(readFileSync(snapshot.file, 'utf8')).toMatch(/^export V='1'$/m);
+  });
+
   it('is not bent by hostile login files: strict options, aliases and functions named after builtins', async () => {
     const { env } = home({
       '.bash_profile': [

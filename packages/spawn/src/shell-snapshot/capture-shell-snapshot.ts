@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ExecProcess, SpawnRequest } from '@ux/protocol/core';
+import type { ExecProcess, ExitStatus, SpawnRequest } from '@ux/protocol/core';
 import { resolveProgram } from '../resolve-program.js';
 import { captureScript } from './capture-script.js';
 import { stampLoginFiles } from './is-shell-snapshot-fresh.js';
@@ -94,91 +94,177 @@ export async function captureShellSnapshot(
   // Stamped before the capture: an edit while it runs makes the next freshness check fail.
   const loginFiles = stampLoginFiles(watched);
   const capturedAt = Date.now();
-
-  const result = await runCaptureProcess({
-    launch: { argv: [shell, '-lc', captureScript(kind, marker)], cwd: options.cwd, env: { ...env } },
-    spawner,
-    wrap,
-    deadline: capturedAt + timeoutMs,
-    signal,
-    maxBytes: MAX_CAPTURE_BYTES,
-  });
-  if (result.outcome === 'spawn-failed')
-    return { ok: false, reason: `could not start ${shell}: ${result.message}`, diagnostics: '' };
-
-  const stdout = result.stdout.toString('latin1');
-  const output = parseCaptureOutput(stdout, marker);
-  const diagnostics = joinDiagnostics(
-    utf8(output.before),
-    result.stderr.toString('utf8'),
-    output.ended ? utf8(output.after) : '',
-  );
-  const failed = (reason: string): ShellSnapshotCapture => ({ ok: false, reason, diagnostics });
-
-  switch (result.outcome) {
-    case 'timeout':
-      return failed(
-        `${shell} -l did not finish within ${timeoutMs} ms (a login file may loop or wait for something); it was ended with its process group`,
-      );
-    case 'aborted':
-      return failed('the capture was cancelled');
-    case 'too-large':
-      return failed(`${shell} -l printed more than ${MAX_CAPTURE_BYTES} bytes while captured; it was ended`);
-  }
-  const { status } = result;
-  const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`;
-  // Before the exit checks: dash gives up on a syntax error (exit 2), bash and zsh skip the rest of the file.
-  const syntax = syntaxErrorLine(result.stderr.toString('utf8'));
-  if (syntax) return failed(`a login file has a syntax error: ${syntax}`);
-  if (!output.begun) {
-    return failed(
-      status.exitCode === 0 && !status.signal
-        ? `${shell} -l ended without running the capture (a login file called exit or exec)`
-        : `${shell} -l ${how} before the capture ran (a login file failed or called exit)`,
-    );
-  }
-  if (!output.ended) return failed(`the capture script stopped before its end: ${shell} ${how}`);
-
-  const { text, changedVariables } = renderSnapshotFile({
-    kind,
-    shell,
-    capturedAt,
-    output,
-    // What the shell was given (a sandbox wrapper may add variables): only what the login changed is kept.
-    startEnv: result.env,
-    exclude: options.exclude,
-  });
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, text, { encoding: 'latin1', mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    return failed(`could not write the snapshot to ${file}: ${(error as Error).message}`);
-  }
-  const load = await checkLoads({ ...options, timeoutMs }, temporary);
-  if (load.problem) {
-    rmSync(temporary, { force: true });
-    return { ok: false, reason: load.problem, diagnostics: joinDiagnostics(diagnostics, load.noise) };
-  }
-  try {
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    return failed(`could not move the snapshot into place at ${file}: ${(error as Error).message}`);
-  }
-  return {
-    ok: true,
-    snapshot: {
-      file,
-      shell,
-      kind,
-      capturedAt,
-      loginFiles,
-      diagnostics: joinDiagnostics(diagnostics, load.noise),
-      changedVariables,
-    },
+  const checkMarker = `__ux_snapshot_check_${randomBytes(12).toString('hex')}`;
+  // The load check runs in the capture's own process (and sandbox) once the host has written the
+  // file: the shell waits for `launcher`, which execs a fresh `shell -c` with the environment the
+  // capture started with. Without an `env` program to clear the environment, it runs apart.
+  const envProgram = programPath('env', env, options.cwd);
+  const launcher = envProgram ? `${temporary}.check` : undefined;
+  let rendered: { text: string; changedVariables: string[] } | undefined;
+  let problem: string | undefined;
+  const render = (stdout: Buffer, startEnv: Record<string, string>) => {
+    const output = parseCaptureOutput(stdout.toString('latin1'), marker);
+    if (!output.begun || !output.ended) return undefined;
+    // What the shell was given (a sandbox wrapper may add variables): only what the login changed is kept.
+    return renderSnapshotFile({ kind, shell, capturedAt, output, startEnv, exclude: options.exclude });
   };
+  const written = (text: string): boolean => {
+    try {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(temporary, text, { encoding: 'latin1', mode: 0o600, flag: 'wx' });
+      return true;
+    } catch (error) {
+      problem = `could not write the snapshot to ${file}: ${(error as Error).message}`;
+      return false;
+    }
+  };
+
+  try {
+    const result = await runCaptureProcess({
+      launch: {
+        argv: [shell, '-lc', captureScript(kind, marker, launcher)],
+        cwd: options.cwd,
+        env: { ...env },
+      },
+      spawner,
+      wrap,
+      deadline: capturedAt + timeoutMs,
+      signal,
+      maxBytes: MAX_CAPTURE_BYTES,
+      ...(launcher && envProgram
+        ? {
+            midway: {
+              mark: Buffer.from(`\n${marker}:end\n`, 'latin1'),
+              act: async (stdout: Buffer, startEnv: Record<string, string>) => {
+                rendered = render(stdout, startEnv);
+                if (!rendered || !written(rendered.text)) return 'stop' as const;
+                const check = checkScript(checkMarker, temporary);
+                const words = [envProgram, '-i', ...Object.entries(startEnv).map(([k, v]) => `${k}=${v}`)];
+                const exec = `exec ${[...words, shell, '-c', check].map(quotePosix).join(' ')}\n`;
+                try {
+                  // Whole or not at all: the shell sources it as soon as the name exists.
+                  writeFileSync(`${launcher}.tmp`, exec, { encoding: 'latin1', mode: 0o600 });
+                  renameSync(`${launcher}.tmp`, launcher);
+                } catch (error) {
+                  problem = `could not write the snapshot's check to ${launcher}: ${(error as Error).message}`;
+                  return 'stop' as const;
+                }
+                return { deadline: Date.now() + timeoutMs };
+              },
+            },
+          }
+        : {}),
+    });
+    if (result.outcome === 'spawn-failed')
+      return { ok: false, reason: `could not start ${shell}: ${result.message}`, diagnostics: '' };
+
+    // With the check folded in, what follows its first marker on stderr (and the capture's end on
+    // stdout) is the check's; before it, the capture's.
+    const allErr = result.stderr.toString('latin1');
+    const checkAt = launcher ? allErr.indexOf(`${checkMarker}:load\n`) : -1;
+    const captureErr = checkAt >= 0 ? allErr.slice(0, checkAt) : allErr;
+    const stdout = result.stdout.toString('latin1');
+    const output = parseCaptureOutput(stdout, marker);
+    const diagnostics = joinDiagnostics(
+      utf8(output.before),
+      utf8(captureErr),
+      output.ended && !launcher ? utf8(output.after) : '',
+    );
+    const failed = (reason: string): ShellSnapshotCapture => ({ ok: false, reason, diagnostics });
+    if (problem) return failed(problem);
+
+    const checking = launcher !== undefined && rendered !== undefined;
+    switch (result.outcome) {
+      case 'timeout':
+        return failed(
+          checking
+            ? `the snapshot does not load in ${shell} -c within ${timeoutMs} ms`
+            : `${shell} -l did not finish within ${timeoutMs} ms (a login file may loop or wait for something); it was ended with its process group`,
+        );
+      case 'aborted':
+        return failed('the capture was cancelled');
+      case 'too-large':
+        return failed(
+          `${shell} -l printed more than ${MAX_CAPTURE_BYTES} bytes while captured; it was ended`,
+        );
+    }
+    const { status } = result;
+    const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`;
+    // Before the exit checks: dash gives up on a syntax error (exit 2), bash and zsh skip the rest of the file.
+    const syntax = syntaxErrorLine(utf8(captureErr));
+    if (syntax) return failed(`a login file has a syntax error: ${syntax}`);
+    if (!output.begun) {
+      return failed(
+        status.exitCode === 0 && !status.signal
+          ? `${shell} -l ended without running the capture (a login file called exit or exec)`
+          : `${shell} -l ${how} before the capture ran (a login file failed or called exit)`,
+      );
+    }
+    if (!output.ended) return failed(`the capture script stopped before its end: ${shell} ${how}`);
+
+    let load: { problem?: string; noise: string };
+    let changedVariables: string[];
+    if (checking && rendered) {
+      changedVariables = rendered.changedVariables;
+      load = judgeLoad(checkMarker, shell, {
+        outcome: 'exited',
+        status,
+        stdout: output.after,
+        stderr: checkAt >= 0 ? allErr.slice(checkAt) : '',
+      });
+    } else {
+      const late = render(result.stdout, result.env);
+      if (!late) return failed(`the capture script stopped before its end: ${shell} ${how}`);
+      if (!written(late.text)) return failed(problem ?? `could not write the snapshot to ${file}`);
+      changedVariables = late.changedVariables;
+      load = await checkLoads({ ...options, timeoutMs }, temporary, checkMarker);
+    }
+    if (load.problem)
+      return { ok: false, reason: load.problem, diagnostics: joinDiagnostics(diagnostics, load.noise) };
+    try {
+      renameSync(temporary, file);
+    } catch (error) {
+      return failed(`could not move the snapshot into place at ${file}: ${(error as Error).message}`);
+    }
+    return {
+      ok: true,
+      snapshot: {
+        file,
+        shell,
+        kind,
+        capturedAt,
+        loginFiles,
+        diagnostics: joinDiagnostics(diagnostics, load.noise),
+        changedVariables,
+      },
+    };
+  } finally {
+    rmSync(temporary, { force: true });
+    if (launcher) {
+      rmSync(launcher, { force: true });
+      rmSync(`${launcher}.tmp`, { force: true });
+    }
+  }
+}
+
+/** The check's `-c` script: markers around the sourcing on stderr, then one on stdout. */
+function checkScript(marker: string, file: string): string {
+  return [
+    `\\command printf '%s\\n' '${marker}:load' >&2`,
+    `. ${quotePosix(file)}`,
+    `\\command printf '%s\\n' '${marker}:loaded' >&2`,
+    `\\command printf '%s' '${marker}:ok'`,
+  ].join('\n');
+}
+
+/** The absolute path of `name` on the commands' PATH, or undefined. */
+function programPath(name: string, env: Record<string, string>, cwd: string): string | undefined {
+  try {
+    return resolveProgram([name], env, cwd);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -189,36 +275,59 @@ export async function captureShellSnapshot(
 async function checkLoads(
   options: CaptureShellSnapshotOptions & { timeoutMs: number },
   temporary: string,
+  marker: string,
 ): Promise<{ problem?: string; noise: string }> {
-  const marker = `__ux_snapshot_check_${randomBytes(12).toString('hex')}`;
-  const script = [
-    `\\command printf '%s\\n' '${marker}:load' >&2`,
-    `. ${quotePosix(temporary)}`,
-    `\\command printf '%s\\n' '${marker}:loaded' >&2`,
-    `\\command printf '%s' '${marker}:ok'`,
-  ].join('\n');
   const result = await runCaptureProcess({
-    launch: { argv: [options.shell, '-c', script], cwd: options.cwd, env: { ...options.env } },
+    launch: {
+      argv: [options.shell, '-c', checkScript(marker, temporary)],
+      cwd: options.cwd,
+      env: { ...options.env },
+    },
     spawner: options.spawner,
     wrap: options.wrap,
     deadline: Date.now() + options.timeoutMs,
     signal: options.signal,
     maxBytes: MAX_CAPTURE_BYTES,
   });
-  const prefix = `the snapshot does not load in ${options.shell} -c`;
-  if (result.outcome === 'spawn-failed') return { problem: `${prefix}: ${result.message}`, noise: '' };
-  const stderr = result.stderr.toString('latin1');
+  if (result.outcome === 'spawn-failed')
+    return { problem: `the snapshot does not load in ${options.shell} -c: ${result.message}`, noise: '' };
+  return judgeLoad(
+    marker,
+    options.shell,
+    {
+      ...result,
+      stdout: result.stdout.toString('latin1'),
+      stderr: result.stderr.toString('latin1'),
+    },
+    options.timeoutMs,
+  );
+}
+
+/**
+ * Whether the check's shell sourced the snapshot without a word on stderr and went on: `stdout` and
+ * `stderr` are the check's own (latin1). `noise` is what it printed outside the sourcing.
+ */
+function judgeLoad(
+  marker: string,
+  shell: string,
+  result:
+    | { outcome: 'exited'; status: ExitStatus; stdout: string; stderr: string }
+    | { outcome: 'timeout' | 'aborted' | 'too-large'; stdout: string; stderr: string },
+  timeoutMs = DEFAULT_SNAPSHOT_TIMEOUT_MS,
+): { problem?: string; noise: string } {
+  const prefix = `the snapshot does not load in ${shell} -c`;
+  const { stderr } = result;
   const start = stderr.indexOf(`${marker}:load\n`);
   const end = stderr.indexOf(`${marker}:loaded\n`);
   const during = start >= 0 ? stderr.slice(start + marker.length + 6, end >= 0 ? end : undefined) : stderr;
   const noise = joinDiagnostics(
     utf8(start >= 0 ? stderr.slice(0, start) : ''),
     utf8(end >= 0 ? stderr.slice(end + marker.length + 8) : ''),
-    utf8(result.stdout.toString('latin1').replace(`${marker}:ok`, '')),
+    utf8(result.stdout.replace(`${marker}:ok`, '')),
   );
   if (result.outcome !== 'exited') {
     const problem = {
-      timeout: `${prefix} within ${options.timeoutMs} ms`,
+      timeout: `${prefix} within ${timeoutMs} ms`,
       aborted: 'the capture was cancelled',
       'too-large': `${prefix}: it printed too much`,
     }[result.outcome];
@@ -227,7 +336,7 @@ async function checkLoads(
   const { status } = result;
   const errors = clip(utf8(during).trim());
   if (errors !== '') return { problem: `${prefix} without errors: ${errors}`, noise };
-  if (status.exitCode !== 0 || !result.stdout.toString('latin1').includes(`${marker}:ok`))
+  if (status.exitCode !== 0 || !result.stdout.includes(`${marker}:ok`))
     return {
       problem: `${prefix}: the shell ${status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`} before the command`,
       noise,

@@ -19,6 +19,15 @@ export interface RunCaptureProcessOptions {
   signal?: AbortSignal;
   /** Output (stdout and stderr together) beyond which the process is ended. */
   maxBytes: number;
+  /**
+   * A process that waits for the host halfway (the capture, then the load check in the same sandbox):
+   * once `mark` has appeared on stdout, `act` runs with stdout so far and the environment the process
+   * was given; it answers `stop` to end the process group, or a new deadline for the rest.
+   */
+  midway?: {
+    mark: Buffer;
+    act(stdout: Buffer, env: Record<string, string>): Promise<{ deadline: number } | 'stop'>;
+  };
 }
 
 export type CaptureProcessResult =
@@ -63,7 +72,7 @@ export async function runCaptureProcess(options: RunCaptureProcessOptions): Prom
     } catch (error) {
       return { outcome: 'spawn-failed', message: messageOf(error) };
     }
-    const result = await collect(child, options.deadline, signal, maxBytes);
+    const result = await collect(child, options.deadline, signal, maxBytes, options.midway, launch.env);
     return result.outcome === 'exited' ? { ...result, env: launch.env } : result;
   } finally {
     await launch.cleanup?.().catch(() => {});
@@ -75,6 +84,8 @@ async function collect(
   deadline: number,
   signal: AbortSignal | undefined,
   maxBytes: number,
+  midway: RunCaptureProcessOptions['midway'],
+  env: Record<string, string>,
 ): Promise<
   | { outcome: 'exited'; status: ExitStatus; stdout: Buffer; stderr: Buffer }
   | { outcome: 'timeout' | 'aborted' | 'too-large'; stdout: Buffer; stderr: Buffer }
@@ -86,6 +97,11 @@ async function collect(
   const stopped = new Promise<'timeout' | 'aborted' | 'too-large'>((resolve) => {
     stop = resolve;
   });
+  let midwayDone = false;
+  let finished = false;
+  let acting: Promise<void> = Promise.resolve();
+  // The end of what came before the last chunk, so a mark split across two chunks is still seen.
+  let tail = Buffer.alloc(0);
   const unsubscribe = child.onOutput((chunk, stream) => {
     bytes += chunk.byteLength;
     if (bytes > maxBytes) {
@@ -94,8 +110,28 @@ async function collect(
     }
     // Output kept for a late first listener comes without a stream name: count it as stdout.
     (stream === 'stderr' ? stderr : stdout).push(Buffer.from(chunk));
+    if (midway && !midwayDone && stream !== 'stderr') {
+      const window = Buffer.concat([tail, chunk]);
+      if (!window.includes(midway.mark)) {
+        tail = window.subarray(Math.max(0, window.length - midway.mark.length + 1));
+        return;
+      }
+      midwayDone = true;
+      acting = midway.act(Buffer.concat(stdout), env).then(
+        (next) => {
+          if (finished) return;
+          if (next === 'stop') {
+            void child.terminate();
+            return;
+          }
+          clearTimeout(timer);
+          timer = setTimeout(() => stop?.('timeout'), Math.max(0, next.deadline - Date.now()));
+        },
+        () => void child.terminate(),
+      );
+    }
   });
-  const timer = setTimeout(() => stop?.('timeout'), Math.max(0, deadline - Date.now()));
+  let timer = setTimeout(() => stop?.('timeout'), Math.max(0, deadline - Date.now()));
   const onAbort = () => stop?.('aborted');
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -112,6 +148,9 @@ async function collect(
     if (!closedInTime) await settle(child.closed, 1_000);
     return { outcome: 'exited', status: first, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) };
   } finally {
+    // What the host does halfway is over before the result is: no file is written after it.
+    await acting;
+    finished = true;
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
     unsubscribe();
