@@ -19,7 +19,6 @@ import {
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
-  nodeFsView,
   runtimeDirPid,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
@@ -35,6 +34,7 @@ import { findGitTemplateDir, trackCreatedRepositories } from './created-reposito
 import { findBwrap } from './find-bwrap.js';
 import { checkedNativeBinary } from './native-path.js';
 import { createPathGuard, type PathGuard } from './path-guard.js';
+import { planFsView } from './plan-fs-view.js';
 import { bwrapFeatures, probeBwrapRun } from './probe-bwrap.js';
 import { readProbeCache, writeProbeCache } from './probe-cache.js';
 import { buildSeccompProgram, hostSeccompArch } from './seccomp/seccomp-program.js';
@@ -256,7 +256,7 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         ],
         privateTmp: state.files.tmp,
         hostPrograms: [state.guardBinary, state.bwrapPath],
-        fs: nodeFsView(),
+        fs: planFsView(),
         homeDir: settings.homeDir ?? homedir(),
         disableUserns: state.disableUserns,
       });

@@ -18,9 +18,12 @@ export class CollectedOutput {
   private bytes = 0;
   private newlines = 0;
   private endsWithNewline = false;
+  // `text()` decoded once: a receipt asks for it several times (the end event, the budget, the check).
+  private textCache: string | undefined;
 
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
+    this.textCache = undefined;
     this.kept.push(chunk);
     this.bytes += chunk.length;
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) this.newlines++;
@@ -30,6 +33,7 @@ export class CollectedOutput {
   /** Records `bytes` of output (with `newlines` among them) that were dropped before this call saw them. */
   pushGap(bytes: number, newlines: number): void {
     if (bytes <= 0) return;
+    this.textCache = undefined;
     this.kept.pushGap(bytes, newlines);
     this.bytes += bytes;
     this.newlines += newlines;
@@ -68,8 +72,12 @@ export class CollectedOutput {
 
   /** Everything, when it was all kept; otherwise what was kept with a marker where the rest was. */
   text(): string {
-    if (this.complete) return decoder().decode(this.kept.snapshot());
-    return this.assemble(COLLECTED_KEEP_BYTES, COLLECTED_KEEP_BYTES);
+    this.textCache ??= this.complete
+      ? this.bytes === 0
+        ? ''
+        : decoder().decode(this.kept.snapshot())
+      : this.assemble(COLLECTED_KEEP_BYTES, COLLECTED_KEEP_BYTES);
+    return this.textCache;
   }
 
   /**

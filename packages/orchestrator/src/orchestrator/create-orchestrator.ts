@@ -409,14 +409,16 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
       const strict = request.strictAutoReview ?? strictByDefault;
       const reviewer = strict || routedToAutoReviewer ? 'auto' : 'user';
       const amendment = requirement.proposedAmendment;
-      const cacheKey = approvalKey({
-        command: canonicalCommand(request.argv, bash),
-        cwd: request.cwd,
-        tty: request.tty,
-        sandbox_permissions: sandboxPermissions,
-        ...(request.additionalPermissions ? { additional_permissions: request.additionalPermissions } : {}),
-        ...(request.environment === undefined ? {} : { environment: request.environment }),
-      });
+      // Made when someone is asked: a command that runs without a question never needs its key.
+      const cacheKey = () =>
+        approvalKey({
+          command: canonicalCommand(request.argv, bash),
+          cwd: request.cwd,
+          tty: request.tty,
+          sandbox_permissions: sandboxPermissions,
+          ...(request.additionalPermissions ? { additional_permissions: request.additionalPermissions } : {}),
+          ...(request.environment === undefined ? {} : { environment: request.environment }),
+        });
       const signal = request.signal ?? new AbortController().signal;
 
       const gates = {
@@ -426,7 +428,6 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         escalateOnFailure: settings.escalateOnFailure ?? true,
         fileSystemRestricted: policy.fileSystem.kind === 'restricted',
       };
-      const displayCommand = displayed(request.argv);
       const ask = async (question: {
         phase: 'initial' | 'retry';
         reason: string | undefined;
@@ -443,7 +444,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
           call_id: request.callId,
           ...(request.turnId ? { turn_id: request.turnId } : {}),
           command: [...request.argv],
-          display_command: displayCommand,
+          display_command: displayed(request.argv),
           cwd: request.cwd,
           ...(request.environment === undefined ? {} : { environment_id: request.environment }),
           ...(question.reason === undefined ? {} : { reason: question.reason }),
@@ -471,7 +472,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
           hookRequest: hookRequest(request, question.phase),
           hooks: question.hooks,
           reviewer,
-          cacheKey,
+          cacheKey: cacheKey(),
           signal,
         });
         if (decision.type === 'approved_execpolicy_amendment') await saveAmendment(decision.amendment);

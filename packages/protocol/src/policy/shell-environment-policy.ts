@@ -90,9 +90,25 @@ export function excludedByShellEnvironmentPolicy(
 
 /** Case-insensitive: does a name match any of these globs? */
 function matcher(patterns: readonly string[]): (name: string) => boolean {
-  const compiled = patterns.map((pattern) => globToRegExp(pattern.toUpperCase()));
+  const compiled = patterns.map(compiledPattern);
   return (name) => {
     const upper = name.toUpperCase();
     return compiled.some((regexp) => regexp.test(upper));
   };
+}
+
+// Every command's environment goes through the same few patterns: each is compiled once. (A RegExp
+// without the `g` or `y` flag keeps no state between `test` calls, so sharing one is safe.)
+const COMPILED = new Map<string, RegExp>();
+const COMPILED_MAX = 256;
+
+function compiledPattern(pattern: string): RegExp {
+  const upper = pattern.toUpperCase();
+  let regexp = COMPILED.get(upper);
+  if (regexp === undefined) {
+    regexp = globToRegExp(upper);
+    if (COMPILED.size >= COMPILED_MAX) COMPILED.clear();
+    COMPILED.set(upper, regexp);
+  }
+  return regexp;
 }
