@@ -17,6 +17,12 @@ export interface CollectResult {
  * (at most 50 ms after the exit). Output arriving early does not end the wait (docs/reference/door.md §6). While the
  * session is paused the clocks stop. An aborted signal ends the wait at once; the process is untouched.
  *
+ * Once the exit has been seen, the deadline no longer ends the wait: only the close or the 50 ms after
+ * the exit do. The caller reports that exit and forgets the process, so whatever output is still on its
+ * way would be lost for good; and it is on its way in the usual case: the exit and the last bytes come
+ * in the same turn of the event loop, the exit first, so an exit seen at or past the deadline (a busy
+ * host, a command that ends just as the wait does) found its last output not read yet.
+ *
  * It waits on listeners registered once per call (output, exit, pause, abort) and a timer per turn:
  * racing promises that stay pending for the life of the process or the session, once per turn of a
  * loop over a chatty process, left a reaction behind on them each turn, which no one ever freed.
@@ -31,6 +37,7 @@ export async function collectOutput(
   const output = new CollectedOutput();
   let exitSeen = process.exitStatus() !== undefined;
   let postExitDeadline: number | undefined;
+  let lastLook = false;
   let end = deadline;
   let wakeUp: ((why: Wake) => void) | undefined;
   const wake = (why: Wake) => {
@@ -64,24 +71,27 @@ export async function collectOutput(
         continue;
       }
       const drained = tracker.buffer.drainParts();
-      if (drained.head.length > 0 || drained.tail.length > 0 || drained.omittedBytes > 0) {
-        // What the process's buffer dropped between two polls is counted and marked, not lost silently.
-        output.pushParts(drained);
-        exitSeen ||= process.exitStatus() !== undefined;
-        if (Date.now() >= end) break;
-        continue;
-      }
+      const got = drained.head.length > 0 || drained.tail.length > 0 || drained.omittedBytes > 0;
+      // What the process's buffer dropped between two polls is counted and marked, not lost silently.
+      if (got) output.pushParts(drained);
       exitSeen ||= process.exitStatus() !== undefined;
       if (exitSeen && tracker.outputClosed) break;
       const now = Date.now();
-      const remaining = end - now;
-      if (remaining <= 0) break;
-      let ms = remaining;
+      let ms: number;
       if (exitSeen) {
-        postExitDeadline ??= now + Math.min(remaining, POST_EXIT_CLOSE_WAIT_CAP_MS);
+        postExitDeadline ??= now + POST_EXIT_CLOSE_WAIT_CAP_MS;
         ms = postExitDeadline - now;
+      } else ms = end - now;
+      if (ms <= 0) {
+        if (!exitSeen || lastLook) break;
+        // Timers run before the event loop polls for I/O, so on a busy host the window can close in
+        // the same turn as output already waiting in the pipe: one more turn to read it.
+        lastLook = true;
+        await ioTurn();
+        continue;
       }
-      if ((await waitFor(ms)) === 'timeout') break;
+      if (got) continue;
+      await waitFor(ms);
     }
     return { output, aborted: false };
   } finally {
@@ -93,6 +103,9 @@ export async function collectOutput(
 }
 
 type Wake = 'event' | 'pause' | 'abort' | 'timeout';
+
+/** Resolves after the event loop has polled for I/O at least once (an immediate runs after the poll). */
+const ioTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** While paused, how often the wait looks again (a change of the flag wakes it sooner). */
 const PAUSE_RECHECK_MS = 60_000;
