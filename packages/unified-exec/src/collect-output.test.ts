@@ -1,7 +1,7 @@
 import type { ExecProcess, ExitStatus } from '@ux/protocol/core';
 import { OutputTracker } from '@ux/spawn';
 import { describe, expect, it } from 'vitest';
-import { collectOutput } from './collect-output.js';
+import { collectOutput, POST_EXIT_CLOSE_WAIT_CAP_MS } from './collect-output.js';
 import { PauseState } from './pause-state.js';
 
 /** A process whose output, exit and close the test drives; nothing is started. */
@@ -62,6 +62,30 @@ describe('collectOutput', () => {
     expect(aborted).toBe(false);
     expect(output.text()).toBe('first\nlast\n');
     expect(tracker.outputClosed).toBe(true);
+  });
+
+  it('reads output that the event loop gets to only after the post-exit window has run out', async () => {
+    // On a busy host the window's timer runs in the same turn as output already waiting in the pipe,
+    // and timers run before the loop polls for I/O: the wait looks once more before it ends. Here the
+    // output comes from an immediate queued by a timer that runs right after the window's own.
+    const child = fakeProcess();
+    const tracker = new OutputTracker(child.process);
+    child.exit(0);
+    await tick();
+    const collecting = collectOutput(child.process, tracker, Date.now() + 60_000, new PauseState());
+    setTimeout(
+      () =>
+        setImmediate(() => {
+          child.print('last\n');
+          child.close();
+        }),
+      POST_EXIT_CLOSE_WAIT_CAP_MS,
+    );
+    // Both timers are due when the loop next runs its timers, the window's first.
+    const busyUntil = Date.now() + POST_EXIT_CLOSE_WAIT_CAP_MS + 10;
+    while (Date.now() < busyUntil);
+    const { output } = await collecting;
+    expect(output.text()).toBe('last\n');
   });
 
   it('ends the wait after an exit even when something else keeps the output open', async () => {
