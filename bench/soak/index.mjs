@@ -420,7 +420,9 @@ const answered = await Promise.race([
   new Promise((resolve) => setTimeout(resolve, 1000)),
 ]);
 if (answered)
-  console.log(`at shutdown the waiting calls were answered: ${answered.map((r) => r.status).join(', ')}`);
+  console.log(
+    `at shutdown the waiting calls were answered: ${answered.map((r) => r.status).join(', ')} (${JSON.stringify(answered[0]?.error?.code ?? answered[0]?.text.split('\n').at(-1))})`,
+  );
 failures.lost = open.size;
 for (const what of open.values()) problems.push(`LOST ${what}`);
 let survivors = [];
