@@ -3,6 +3,11 @@
 //                                           the door: ZshFork (every exec asks the broker, Run path)
 //                                           and Direct (the same zsh, no interception)
 //   zsh_fork.per_exec_overhead_ms           (ZshFork − Direct) / 500                (target <= 1.0)
+//                                           the same exec 500 times: Node decides the first, the
+//                                           broker answers the repeats from its session cache
+//   zsh_fork.distinct.per_exec_overhead_ms  the same loop with `/bin/true $i`: every exec differs, so
+//                                           every one makes the whole trip to Node (the cache's miss
+//                                           path), against Direct running the same loop
 //   zsh_fork.exec_floor_ms                  what one extra exec of a static do-nothing wrapper costs
 //                                           here (the same zsh loop, unsandboxed, EXEC_WRAPPER = a
 //                                           static `execv(argv[1], argv+2)`): the part of the overhead
@@ -14,7 +19,7 @@
 // The patched zsh comes from the same cache the tests use (built on first use).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planTools } from '@ux/features';
 import { createExecPolicy, createOrchestrator, parseRulesFile } from '@ux/orchestrator';
@@ -93,6 +98,15 @@ report('direct.script_ms', loop.baseline, 'ms');
 const overhead = (loop.subject - loop.baseline) / EXECS;
 report('zsh_fork.per_exec_overhead_ms', overhead, 'ms', '<=1.0');
 
+const distinctScript = `i=0; while (( i < ${EXECS} )); do /bin/true $i; (( i++ )); done`;
+const distinct = await alternate({
+  subject: () => run(forked, distinctScript),
+  baseline: () => run(direct, distinctScript),
+  rounds: 5,
+  warmup: 1,
+});
+report('zsh_fork.distinct.per_exec_overhead_ms', (distinct.subject - distinct.baseline) / EXECS, 'ms');
+
 // The floor: the same loop in the patched zsh, no sandbox, with a static wrapper that only execs.
 const shimSource = join(cwd, 'shim.c');
 const shim = join(cwd, 'shim');
@@ -125,6 +139,11 @@ const escalated = await alternate({
 });
 report('zsh_fork.escalated_exec_ms', escalated.subject - escalated.baseline, 'ms');
 
+console.log(
+  `load average ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')}`,
+);
 await forked.shutdown();
 await direct.shutdown();
 await broker.close();
