@@ -17,6 +17,15 @@ const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const { zshPath: zsh } = await ensureZshForkCache();
 const cwd = mkdtempSync(join(tmpdir(), 'ux-bench-zshm-'));
 const broker = await startEscalationBroker({ runtimeDir: cwd });
+// UX_BENCH_NATIVE_DIR: an earlier build's binaries, measured in the same run as `before` (Node answers).
+const nativeDir = process.env.UX_BENCH_NATIVE_DIR;
+const before = nativeDir
+  ? await startEscalationBroker({
+      runtimeDir: cwd,
+      brokerPath: join(nativeDir, 'ux-escalate-broker'),
+      wrapperPath: join(nativeDir, 'ux-execve-wrapper'),
+    })
+  : undefined;
 const spawner = createLocalSpawner();
 const shim = join(cwd, 'shim');
 writeFileSync(
@@ -41,6 +50,15 @@ async function loop(env, escalation) {
 }
 const variants = {
   plain: () => loop({}),
+  ...(before
+    ? {
+        before: async () => {
+          const session = await before.openSession(() => ({ action: 'run' }));
+          await loop(session.env, session.spawnEscalation);
+          await session.close();
+        },
+      }
+    : {}),
   shim: () => loop({ EXEC_WRAPPER: shim }),
   node: async () => {
     const session = await broker.openSession(() => ({ action: 'run' }));
@@ -68,15 +86,18 @@ for (const name of names) report(`zsh_fork.micro.${name}_per_exec_ms`, m[name] /
 report('zsh_fork.micro.floor_ms', (m.shim - m.plain) / EXECS, 'ms');
 report('zsh_fork.micro.node_overhead_ms', (m.node - m.plain) / EXECS, 'ms');
 report('zsh_fork.micro.cached_overhead_ms', (m.cached - m.plain) / EXECS, 'ms');
+if (before) report('zsh_fork.micro.before_overhead_ms', (m.before - m.plain) / EXECS, 'ms');
 // The fastest round of each: what the path costs when the machine's other load leaves it alone.
 const best = Object.fromEntries(names.map((k) => [k, Math.min(...times[k])]));
 report('zsh_fork.micro.best.floor_ms', (best.shim - best.plain) / EXECS, 'ms');
 report('zsh_fork.micro.best.node_overhead_ms', (best.node - best.plain) / EXECS, 'ms');
 report('zsh_fork.micro.best.cached_overhead_ms', (best.cached - best.plain) / EXECS, 'ms');
+if (before) report('zsh_fork.micro.best.before_overhead_ms', (best.before - best.plain) / EXECS, 'ms');
 console.log(
   `load average ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );
 await broker.close();
+await before?.close();
 rmSync(cwd, { recursive: true, force: true });
