@@ -7,6 +7,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -132,6 +133,21 @@ describe('Run', () => {
     expect(status.exitCode).toBe(0);
     expect(seen[0]?.argv[2]).toBe('a\udcffb\u0001c"\\');
     expect([...output]).toEqual([...Buffer.from([0x61, 0xff, 0x62, 0x01, 0x63, 0x22, 0x5c])]);
+  });
+
+  it('runs a file without #! with /bin/sh, as zsh would, and says why a directory cannot run (126)', async () => {
+    const dir = mkdtempSync(join(runtimeDir, 'noshebang-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const script = join(dir, 'script');
+    writeFileSync(script, 'echo "plain: $0 $*"\n', { mode: 0o755 });
+    const session = await openSession(() => ({ action: 'run', cache: true }));
+    const plain = await runToEnd(await start(session, wrapped(script, 'script', 'a', 'b')));
+    expect(plain.text).toBe(`plain: ${script} a b\n`);
+    expect(plain.status.exitCode).toBe(0);
+    const another = await openSession(() => ({ action: 'run' }));
+    const directory = await runToEnd(await start(another, wrapped(dir, 'x')));
+    expect(directory.text).toContain(`cannot run ${dir}: Permission denied`);
+    expect(directory.status.exitCode).toBe(126);
   });
 
   it('says when the program is missing (127)', async () => {
