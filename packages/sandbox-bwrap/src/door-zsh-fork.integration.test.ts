@@ -76,6 +76,8 @@ interface DoorOptions {
   flags?: typeof ZSH_FORK;
   /** How long the reviewer takes to answer. */
   answerAfterMs?: number;
+  /** Counts the intercepted execs the orchestrator decided (the rest the broker answered from its cache). */
+  decided?: { count: number };
 }
 
 function door(options: DoorOptions = {}) {
@@ -90,23 +92,31 @@ function door(options: DoorOptions = {}) {
   const prompts: ApprovalRequest[] = [];
   const answers = options.answers ?? [{ type: 'approved' }];
   const flags = options.flags ?? ZSH_FORK;
-  const exec = createUnifiedExec({
-    orchestrator: createOrchestrator({
-      sandboxRegistry: createSandboxRegistry({ bwrap: backend }),
-      approvalPolicy: options.approvalPolicy ?? 'on-request',
-      policy: options.policy ?? workspaceWrite(),
-      execPolicy: createExecPolicy(parseRulesFile(options.rules ?? '', 'test.rules')),
-      reviewer: {
-        specificationVersion: REVIEWER_SPECIFICATION_VERSION,
-        id: 'scripted',
-        review: async (request) => {
-          prompts.push(request);
-          if (options.answerAfterMs)
-            await new Promise((resolve) => setTimeout(resolve, options.answerAfterMs));
-          return answers[Math.min(prompts.length - 1, answers.length - 1)]!;
-        },
+  const orchestrator = createOrchestrator({
+    sandboxRegistry: createSandboxRegistry({ bwrap: backend }),
+    approvalPolicy: options.approvalPolicy ?? 'on-request',
+    policy: options.policy ?? workspaceWrite(),
+    execPolicy: createExecPolicy(parseRulesFile(options.rules ?? '', 'test.rules')),
+    reviewer: {
+      specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+      id: 'scripted',
+      review: async (request) => {
+        prompts.push(request);
+        if (options.answerAfterMs) await new Promise((resolve) => setTimeout(resolve, options.answerAfterMs));
+        return answers[Math.min(prompts.length - 1, answers.length - 1)]!;
       },
-    }),
+    },
+  });
+  if (options.decided) {
+    const counter = options.decided;
+    const decideExec = orchestrator.decideExec;
+    orchestrator.decideExec = (request) => {
+      counter.count += 1;
+      return decideExec(request);
+    };
+  }
+  const exec = createUnifiedExec({
+    orchestrator,
     spawner: local,
     toolPlan: planTools({
       flags,
@@ -131,6 +141,76 @@ const receipt = (text: string) => ({
   output: text.slice(text.indexOf('Output:\n') + 'Output:\n'.length),
 });
 const ctx = (callId = 'call-1') => ({ callId });
+
+describe('ZshFork: the broker answers repeats itself, and nothing stale or forged gets through', () => {
+  it('a loop of hundreds of execs asks once per distinct exec; a forbidden program mid-loop is caught every time', async () => {
+    const decided = { count: 0 };
+    const fork = door({ rules: 'prefix_rule(pattern=["cat"], decision="forbidden")\n', decided });
+    writeFileSync(join(fork.cwd, 'f'), 'secret\n');
+    // `$C`: no static parser sees the cat, only the intercepted exec does. From inside the sandbox the
+    // script also sends garbage on its broker socket.
+    const script = [
+      'C=/bin/cat',
+      'for i in {1..300}; do /bin/true; if (( i % 100 == 0 )); then $C f; fi; done',
+      'for i in {1..50}; do print -rn -- junk$i >&$UX_ESCALATE_SOCKET; done',
+      '$C f; /bin/true; echo done',
+    ].join('; ');
+    const text = (await fork.exec.execCommand({ cmd: script, login: false, yield_time_ms: 60_000 }, ctx()))
+      .text;
+    const { exitCode, output } = receipt(text);
+    expect(exitCode).toBe('0');
+    expect(output).not.toContain('secret');
+    expect(output.match(/Execution denied: Execution forbidden by policy/g)).toHaveLength(4);
+    expect(output).toContain('done');
+    // /bin/true once, /bin/cat each time (a denial is never cached).
+    expect(decided.count).toBe(1 + 4);
+  });
+
+  it('a rule approved mid-session reaches execs of a command already running', async () => {
+    const fork = door({
+      answers: [{ type: 'approved_execpolicy_amendment', amendment: ['/usr/bin/touch'] }],
+    });
+    const target = join(fork.outside, 'x');
+    // Runs `touch` outside the workspace (denied by the sandbox, in place, cached) until it works.
+    const loop = receipt(
+      (
+        await fork.exec.execCommand(
+          {
+            cmd: `until [[ -e ${target} ]]; do /usr/bin/touch ${target} 2>/dev/null; /bin/sleep 0.02; done; echo escaped`,
+            login: false,
+            yield_time_ms: 300,
+          },
+          ctx('call-loop'),
+        )
+      ).text,
+    );
+    expect(loop.sessionId).toBeDefined();
+    expect(existsSync(target)).toBe(false);
+    // Another call asks for a rule for touch; approved for good, it applies to the running loop too.
+    const approved = await fork.exec.execCommand(
+      {
+        cmd: '/usr/bin/touch --version',
+        login: false,
+        sandbox_permissions: 'require_escalated',
+        justification: 'touch outside the workspace',
+        prefix_rule: ['/usr/bin/touch'],
+      },
+      ctx('call-rule'),
+    );
+    expect(receipt(approved.text).exitCode).toBe('0');
+    expect(fork.prompts[0]?.proposed_execpolicy_amendment).toEqual(['/usr/bin/touch']);
+    let output = '';
+    for (let i = 0; i < 100 && !output.includes('escaped'); i++) {
+      const polled = await fork.exec.writeStdin(
+        { session_id: Number(loop.sessionId), chars: '', yield_time_ms: 500 },
+        ctx('call-poll'),
+      );
+      output += receipt(polled.text).output;
+    }
+    expect(output).toContain('escaped');
+    expect(existsSync(target)).toBe(true);
+  });
+});
 
 describe('ZshFork: policy applies to every program a script runs', () => {
   it('denies an `rm` no static parser can see; the script goes on; direct mode removes the file', async () => {

@@ -200,6 +200,14 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     emit({ type: 'exec_approval_request', ...request }),
   );
 
+  // ZshFork: a rule approved in this session may change what an exec gets; the broker forgets the
+  // Run answers it was allowed to give by itself at once (before anything decides with the new rules).
+  const broker = options.escalationBroker;
+  const stopPolicyEvents =
+    broker && typeof options.orchestrator.onExecPolicyChange === 'function'
+      ? options.orchestrator.onExecPolicyChange(() => broker.invalidateCaches())
+      : undefined;
+
   const door: DoorContext = {
     orchestrator: options.orchestrator,
     spawner: options.spawner,
@@ -373,6 +381,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       if (shutDown) return;
       shutDown = true;
       stopApprovalEvents();
+      stopPolicyEvents?.();
       for (const controller of inFlight) controller.abort();
       const entries = store.values();
       await cleanBackgroundTerminals();

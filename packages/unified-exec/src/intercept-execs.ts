@@ -99,7 +99,12 @@ export function interceptExecs(
       }
       if (decision.action === 'run') {
         if (decision.inPlace !== undefined) noteInPlace(exec.argv, decision.inPlace);
-        return { action: 'run' };
+        // The orchestrator vouches that the same exec of this command gets the same answer until the
+        // rules change (the door then empties the broker's caches): the broker may answer it alone.
+        // (An orchestrator that cannot say when its rules change never gets answers cached.)
+        return decision.cacheable && typeof door.orchestrator.onExecPolicyChange === 'function'
+          ? { action: 'run', cache: true }
+          : { action: 'run' };
       }
       if (decision.action === 'deny') {
         if (decision.aborted) door.abortTurn();

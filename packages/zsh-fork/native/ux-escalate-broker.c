@@ -52,8 +52,31 @@
 
 /* ---- state ------------------------------------------------------------------------------------ */
 
+/*
+ * A session's Run cache: the exact (file, argv, workdir) of execs Node answered Run for and marked
+ * cacheable (its decision read nothing but those words and the session's fixed settings and rules).
+ * The same exec again is answered Run here without asking Node. Only Node fills it ("cache":true on
+ * a run reply, for the request it decided); {"op":"flush"} empties every session's. Bounded: past
+ * CACHE_MAX_ENTRIES or CACHE_MAX_BYTES nothing more is added (every other exec still goes to Node).
+ */
+#define CACHE_BUCKETS 1024
+#define CACHE_MAX_ENTRIES 4096
+#define CACHE_MAX_BYTES (4u << 20)
+#define CACHE_MAX_KEY (64u << 10)
+
+typedef struct cache_entry {
+  uint64_t hash;
+  size_t len;
+  struct cache_entry *next;
+  char key[];
+} cache_entry;
+
 typedef struct session {
   char *id;
+  cache_entry **cache; /* CACHE_BUCKETS chains, allocated on the first entry */
+  size_t cache_entries;
+  size_t cache_bytes;
+  unsigned long long cache_hits;
   char token[MAX_TOKEN + 1];
   int token_used;
   int dgram;   /* the server end, once the spawn helper handed it over; -1 before and after */
@@ -90,6 +113,10 @@ typedef struct request {
    */
   unsigned long long *cwd_chain;
   size_t cwd_levels;
+  /* The exec's cache key (see request_key), kept while Node decides; NULL when too big to cache. */
+  char *key;
+  size_t key_len;
+  uint64_t key_hash;
   pid_t pid;
   long long kill_at; /* monotonic ms for SIGKILL after SIGTERM; 0 when none pending */
   int dead;
@@ -123,6 +150,92 @@ static long long now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the Run cache ---------------------------------------------------------------------------- */
+
+static uint64_t hash_seed;
+
+/* A keyed 64-bit hash (seed from getrandom): a sandboxed command cannot aim execs at one bucket. */
+static uint64_t key_hash(const char *data, size_t len) {
+  uint64_t h = hash_seed ^ (len * 0x9e3779b97f4a7c15ULL);
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)data[i];
+    h *= 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+static void put_u32(ubuf *b, size_t n) {
+  unsigned char bytes[4] = {(unsigned char)(n & 0xff), (unsigned char)(n >> 8 & 0xff),
+                            (unsigned char)(n >> 16 & 0xff), (unsigned char)(n >> 24 & 0xff)};
+  ubuf_put(b, bytes, 4);
+}
+
+/*
+ * The exact words Node decides on, without ambiguity: each string length-prefixed (file, workdir,
+ * the argv count, each argument). The environment is not part of it: Node's Run decisions never read
+ * it (a decision that would is never marked cacheable).
+ */
+static void request_key(ubuf *b, const jnode *root) {
+  const jnode *file = json_get(root, "file");
+  const jnode *workdir = json_get(root, "workdir");
+  const jnode *argv = json_get(root, "argv");
+  put_u32(b, file->len);
+  ubuf_put(b, file->str, file->len);
+  put_u32(b, workdir->len);
+  ubuf_put(b, workdir->str, workdir->len);
+  put_u32(b, argv->count);
+  for (const jnode *item = argv->child; item; item = item->next) {
+    put_u32(b, item->len);
+    ubuf_put(b, item->str, item->len);
+  }
+}
+
+static int cache_has(const struct session *s, const char *key, size_t len, uint64_t hash) {
+  if (s->cache == NULL) return 0;
+  for (const cache_entry *e = s->cache[hash % CACHE_BUCKETS]; e; e = e->next)
+    if (e->hash == hash && e->len == len && memcmp(e->key, key, len) == 0) return 1;
+  return 0;
+}
+
+static void cache_add(struct session *s, const char *key, size_t len, uint64_t hash) {
+  if (s->cache_entries >= CACHE_MAX_ENTRIES || s->cache_bytes + len > CACHE_MAX_BYTES) return;
+  if (cache_has(s, key, len, hash)) return;
+  if (s->cache == NULL) {
+    s->cache = calloc(CACHE_BUCKETS, sizeof *s->cache);
+    if (s->cache == NULL) ujson_out_of_memory();
+  }
+  cache_entry *e = malloc(sizeof *e + len);
+  if (e == NULL) ujson_out_of_memory();
+  e->hash = hash;
+  e->len = len;
+  memcpy(e->key, key, len);
+  e->next = s->cache[hash % CACHE_BUCKETS];
+  s->cache[hash % CACHE_BUCKETS] = e;
+  s->cache_entries++;
+  s->cache_bytes += len;
+}
+
+static void cache_clear(struct session *s) {
+  if (s->cache == NULL) return;
+  for (size_t i = 0; i < CACHE_BUCKETS; i++) {
+    for (cache_entry *e = s->cache[i]; e;) {
+      cache_entry *next = e->next;
+      free(e);
+      e = next;
+    }
+  }
+  free(s->cache);
+  s->cache = NULL;
+  s->cache_entries = 0;
+  s->cache_bytes = 0;
 }
 
 /* ---- messages to Node ------------------------------------------------------------------------- */
@@ -283,6 +396,9 @@ static void child_fail(const char *what, const char *path, int error) {
 }
 
 static void free_request_plan(request *r) {
+  free(r->key);
+  r->key = NULL;
+  r->key_len = 0;
   free_strings(r->argv);
   free_strings(r->envp);
   free(r->cwd);
@@ -576,8 +692,29 @@ static void frame_received(request *r, const char *body, size_t len) {
       emit_error("a wrapper sent a malformed exec request", error);
       deny(r, "the escalation broker could not read this exec request");
     } else {
-      forward_exec(r, root);
-      r->state = WAIT_DECISION;
+      ubuf key = {0};
+      request_key(&key, root);
+      uint64_t hash = key_hash(key.data, key.len);
+      session *s = r->owner;
+      if (s != NULL && !s->closing && cache_has(s, key.data, key.len, hash)) {
+        /* Node answered Run for exactly this exec in this session, and said it cannot differ. */
+        static const char run[] = "{\"action\":\"Run\"}";
+        s->cache_hits++;
+        queue_frame(r, run, sizeof run - 1);
+        r->state = FINISHING;
+        ubuf_free(&key);
+        flush_request(r);
+      } else {
+        if (key.len <= CACHE_MAX_KEY) {
+          r->key = key.data;
+          r->key_len = key.len;
+          r->key_hash = hash;
+        } else {
+          ubuf_free(&key);
+        }
+        forward_exec(r, root);
+        r->state = WAIT_DECISION;
+      }
     }
   } else if (r->state == WAIT_FDS) {
     const jnode *list = json_get(root, "fds");
@@ -770,7 +907,13 @@ static void settle_sessions(void) {
     if (busy) continue;
     for (request *r = requests; r; r = r->next)
       if (r->owner == s) r->owner = NULL;
-    emit_session_event("closed", s->id);
+    ubuf_puts(&to_node, "{\"type\":\"closed\",\"session\":");
+    ubuf_json_cstring(&to_node, s->id);
+    ubuf_puts(&to_node, ",\"cachedRuns\":");
+    ubuf_int(&to_node, (long long)s->cache_hits);
+    ubuf_putc(&to_node, '}');
+    emit_end();
+    cache_clear(s);
     s->dead = 1;
   }
 }
@@ -963,6 +1106,9 @@ static void handle_reply(const jnode *root) {
   /* The wrapper may have gone while Node decided ("cancelled" told it): nothing to answer. */
   if (r == NULL || r->state != WAIT_DECISION) return;
   if (strcmp(action, "run") == 0) {
+    const jnode *cache = json_get(root, "cache");
+    if (cache && cache->type == JSON_TRUE && r->key && r->owner && !r->owner->closing && !r->owner->dead)
+      cache_add(r->owner, r->key, r->key_len, r->key_hash);
     static const char run[] = "{\"action\":\"Run\"}";
     queue_frame(r, run, sizeof run - 1);
     r->state = FINISHING;
@@ -1048,6 +1194,11 @@ static void handle_line(const char *line, size_t len) {
         emit_session_event("opened", id);
       }
     }
+  } else if (strcmp(op, "flush") == 0) {
+    /* The rules changed: no session answers anything by itself until Node says so again. */
+    for (session *s = sessions; s; s = s->next) cache_clear(s);
+    ubuf_puts(&to_node, "{\"type\":\"flushed\"}");
+    emit_end();
   } else if (strcmp(op, "close") == 0) {
     const char *id = json_cstring(json_get(root, "session"));
     session *s = id ? find_session(id) : NULL;
@@ -1171,6 +1322,7 @@ static void sweep(void) {
       if (r->owner == s) referenced = 1;
     if (s->dead && s->dgram < 0 && !referenced) {
       *link = s->next;
+      cache_clear(s);
       free(s->id);
       free(s);
       continue;
@@ -1187,6 +1339,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   socket_path = argv[1];
+  if (syscall(SYS_getrandom, &hash_seed, sizeof hash_seed, 0) != (long)sizeof hash_seed)
+    hash_seed = (uint64_t)now_ms() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {

@@ -182,6 +182,12 @@ export interface Orchestrator {
   requirement(request: OrchestratorRequest): Promise<ApprovalRequirement>;
   /** The current rules, including amendments approved in this session. */
   readonly execPolicy: ExecPolicy;
+  /**
+   * Subscribes to changes of `execPolicy` (an amendment approved in this session). Listeners run
+   * synchronously, right after the new rules are in place and before anything decides with them (the
+   * zsh fork's broker forgets its cached Run answers here). Returns the unsubscribe function.
+   */
+  onExecPolicyChange(listener: () => void): () => void;
   /** The sandbox policy commands run under (every environment's), for describing and naming denials. */
   readonly policy: EffectivePolicy;
   /** The approval policy: whether a call can ask for more than the sandbox gives (`on-request`). */
@@ -252,12 +258,22 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     });
   };
 
+  const policyListeners = new Set<() => void>();
   const saveAmendment = async (prefix: string[]) => {
     execPolicy = execPolicy.withRule({
       pattern: prefix,
       decision: 'allow',
       source: { file: '(approved in this session)' },
     });
+    for (const listener of policyListeners) {
+      try {
+        listener();
+      } catch (error) {
+        settings.onWarning?.(
+          `a rule-change listener threw: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
     if (!settings.ruleWriter) return;
     try {
       await settings.ruleWriter(prefix);
@@ -361,6 +377,11 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     onApprovalRequest(listener) {
       approvalListeners.add(listener);
       return () => approvalListeners.delete(listener);
+    },
+
+    onExecPolicyChange(listener) {
+      policyListeners.add(listener);
+      return () => policyListeners.delete(listener);
     },
 
     async requirement(request) {

@@ -87,7 +87,10 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
 
   it('runs an unmatched exec in place, inside the sandbox', async () => {
     const { orchestrator } = setup('prefix_rule(pattern=["touch"], decision="allow")\n');
-    expect(await orchestrator.decideExec(exec('/bin/echo', ['echo', 'hi']))).toEqual({ action: 'run' });
+    expect(await orchestrator.decideExec(exec('/bin/echo', ['echo', 'hi']))).toEqual({
+      action: 'run',
+      cacheable: true,
+    });
   });
 
   it('keeps the sandbox under deny-read: an allowed exec runs in place', async () => {
@@ -173,7 +176,10 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
 
   it('under untrusted asks about programs not known to be read-only, not about ls', async () => {
     const { orchestrator, reviewer } = setup('', { approvalPolicy: 'untrusted' });
-    expect(await orchestrator.decideExec(exec('/bin/ls', ['ls', '-la']))).toEqual({ action: 'run' });
+    expect(await orchestrator.decideExec(exec('/bin/ls', ['ls', '-la']))).toEqual({
+      action: 'run',
+      cacheable: true,
+    });
     expect(reviewer.requests).toHaveLength(0);
     expect(await orchestrator.decideExec(exec(TOUCH, ['touch', 'x']))).toEqual({ action: 'run' });
     expect(reviewer.requests).toHaveLength(1);
@@ -193,6 +199,9 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
     const { orchestrator } = setup(
       'host_executable(name="touch", paths=["/opt/touch"])\nprefix_rule(pattern=["touch"], decision="allow")\n',
     );
-    expect(await orchestrator.decideExec(exec(TOUCH, ['touch', 'x']))).toEqual({ action: 'run' });
+    expect(await orchestrator.decideExec(exec(TOUCH, ['touch', 'x']))).toEqual({
+      action: 'run',
+      cacheable: true,
+    });
   });
 });

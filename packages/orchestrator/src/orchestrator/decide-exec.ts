@@ -66,6 +66,15 @@ export type ExecDecision =
   | {
       action: 'run';
       /**
+       * The same exec (same `file`, `argv`, `cwd`) of the same command gets this same answer as long as
+       * the rules stay as they are (`onExecPolicyChange`): the decision read only those words, the
+       * rules and what is fixed for the command (approval and sandbox policies, the parent's request),
+       * no file, no environment, no approval. Set only for an unprompted `allow` that runs in place
+       * without looking at the program file (`allow` from a rule or the heuristics, with no escalation
+       * wanted, or a command that runs unsandboxed).
+       */
+      cacheable?: true;
+      /**
        * Set when policy would have let the program out of the sandbox and ux kept it in: why (the
        * file the sandbox could have written or did write). Raw text: escape it before showing it.
        */
@@ -110,7 +119,8 @@ export const EXEC_FORBIDDEN = 'Execution forbidden by policy';
 
 /** What happens to an allowed exec, decided before anyone is asked. */
 type Plan =
-  | { kind: 'run'; inPlace?: string }
+  /** `fixed`: decided without looking at any file (the same words always plan the same). */
+  | { kind: 'run'; inPlace?: string; fixed?: true }
   | { kind: 'escalate'; sandbox: SelectedSandbox | null; cwd: string; pin?: PinnedDirectory }
   /** The command asked for escalation, and the working directory holds what the sandbox wrote. */
   | { kind: 'ask'; why: string; pin?: PinnedDirectory };
@@ -224,7 +234,21 @@ export async function decideExec(decider: ExecDecider, request: ExecDecisionRequ
       if (plan.kind === 'ask') return outside();
     }
 
-    if (plan.kind === 'run') return { action: 'run', ...(plan.inPlace ? { inPlace: plan.inPlace } : {}) };
+    if (plan.kind === 'run') {
+      // Nothing but the words, the rules and the command's fixed settings decided this: the broker may
+      // answer the same exec again by itself (until the rules change).
+      const cacheable =
+        plan.fixed === true &&
+        plan.inPlace === undefined &&
+        requirement.decision === 'allow' &&
+        !byName &&
+        decider.execPolicy() === rules;
+      return {
+        action: 'run',
+        ...(plan.inPlace ? { inPlace: plan.inPlace } : {}),
+        ...(cacheable ? { cacheable: true as const } : {}),
+      };
+    }
     if (plan.kind === 'escalate')
       return plan.sandbox === null
         ? outside()
@@ -255,8 +279,8 @@ function planEscalation(
   program: string,
   ruleDriven: boolean,
 ): Plan {
-  if (request.parent.sandbox === null) return { kind: 'run' };
-  if (!escalationWanted(decider, request, ruleDriven)) return { kind: 'run' };
+  if (request.parent.sandbox === null) return { kind: 'run', fixed: true };
+  if (!escalationWanted(decider, request, ruleDriven)) return { kind: 'run', fixed: true };
   const scope = scopeFor(decider, request);
   const trust = programTrust(program, scope);
   if (!trust.trusted) return { kind: 'run', inPlace: trust.why };

@@ -8,7 +8,10 @@
 export type BrokerOp =
   | { op: 'open'; session: string; token: string }
   | { op: 'close'; session: string }
-  | { op: 'reply'; request: number; action: 'run' }
+  /** `cache`: the same exec again in this session is answered Run by the broker itself. */
+  | { op: 'reply'; request: number; action: 'run'; cache?: true }
+  /** The rules changed: every session's Run cache is emptied (answered by `flushed`). */
+  | { op: 'flush' }
   | { op: 'reply'; request: number; action: 'deny'; reason: string }
   | {
       op: 'reply';
@@ -54,7 +57,9 @@ export type BrokerEvent =
    * the working directory, or one above it, was no longer the one `cwdIdentity` named.
    */
   | { type: 'exited'; request: number; code: number; signal: number | null; cwdChanged?: true }
-  | { type: 'closed'; session: string }
+  /** `cachedRuns`: how many of the session's execs the broker answered Run from its cache. */
+  | { type: 'closed'; session: string; cachedRuns?: number }
+  | { type: 'flushed' }
   | { type: 'error'; message: string };
 
 /** Parses one line from the broker; `undefined` for anything that is not a known event. */

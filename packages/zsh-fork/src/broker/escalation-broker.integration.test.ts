@@ -7,6 +7,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -132,6 +133,21 @@ describe('Run', () => {
     expect(status.exitCode).toBe(0);
     expect(seen[0]?.argv[2]).toBe('a\udcffb\u0001c"\\');
     expect([...output]).toEqual([...Buffer.from([0x61, 0xff, 0x62, 0x01, 0x63, 0x22, 0x5c])]);
+  });
+
+  it('runs a file without #! with /bin/sh, as zsh would, and says why a directory cannot run (126)', async () => {
+    const dir = mkdtempSync(join(runtimeDir, 'noshebang-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const script = join(dir, 'script');
+    writeFileSync(script, 'echo "plain: $0 $*"\n', { mode: 0o755 });
+    const session = await openSession(() => ({ action: 'run', cache: true }));
+    const plain = await runToEnd(await start(session, wrapped(script, 'script', 'a', 'b')));
+    expect(plain.text).toBe(`plain: ${script} a b\n`);
+    expect(plain.status.exitCode).toBe(0);
+    const another = await openSession(() => ({ action: 'run' }));
+    const directory = await runToEnd(await start(another, wrapped(dir, 'x')));
+    expect(directory.text).toContain(`cannot run ${dir}: Permission denied`);
+    expect(directory.status.exitCode).toBe(126);
   });
 
   it('says when the program is missing (127)', async () => {
@@ -479,6 +495,164 @@ describe('with the patched zsh', () => {
     ]);
     expect(text).toBe('a\nExecution denied: not this one\nnested\n');
     expect(status.exitCode).toBe(0);
+  });
+});
+
+describe('the Run cache (a repeat of a cacheable Run is answered by the broker)', () => {
+  const echoes = (seen: InterceptedExec[]) =>
+    seen.map((exec) => `${exec.workdir} ${JSON.stringify([exec.file, ...exec.argv.slice(1)])}`);
+
+  it('answers only an exact repeat (file, argv, workdir) itself; every other exec goes to Node', async () => {
+    const zsh = zshForkPath();
+    const { seen, handler } = recorder(() => ({ action: 'run', cache: true }));
+    const session = await openSession(handler);
+    const script = [
+      '/bin/echo a b',
+      '/bin/echo a b',
+      "/bin/echo 'a b'",
+      '/bin/echo ab',
+      "/bin/echo a b ''",
+      "/bin/echo a $'\\377'b",
+      'cd /',
+      '/bin/echo a b',
+      'cd /tmp',
+      '/bin/echo a b',
+      '/bin/echo a b',
+    ].join('; ');
+    const child = await start(session, [zsh, '-fc', script], {
+      env: { PATH, HOME: '/nonexistent', ...session.env },
+    });
+    const { status } = await runToEnd(child);
+    expect(status.exitCode).toBe(0);
+    expect(echoes(seen)).toEqual([
+      '/tmp ["/bin/echo","a","b"]',
+      '/tmp ["/bin/echo","a b"]',
+      '/tmp ["/bin/echo","ab"]',
+      '/tmp ["/bin/echo","a","b",""]',
+      '/tmp ["/bin/echo","a","\\udcffb"]',
+      '/ ["/bin/echo","a","b"]',
+    ]);
+    await session.close();
+    expect(session.cachedRuns).toBe(3);
+  });
+
+  it('never answers by itself without cache: true on a Run, nor for a denial', async () => {
+    const zsh = zshForkPath();
+    const { seen, handler } = recorder((exec) =>
+      exec.argv[1] === 'no'
+        ? ({ action: 'deny', reason: 'not this', cache: true } as unknown as ExecAction)
+        : { action: 'run' },
+    );
+    const session = await openSession(handler);
+    const script = '/bin/echo yes; /bin/echo yes; /bin/echo no; /bin/echo no; /bin/echo yes';
+    const { text } = await runToEnd(
+      await start(session, [zsh, '-fc', script], { env: { PATH, ...session.env } }),
+    );
+    expect(text).toBe('yes\nyes\nExecution denied: not this\nExecution denied: not this\nyes\n');
+    expect(seen).toHaveLength(5);
+    await session.close();
+    expect(session.cachedRuns).toBe(0);
+  });
+
+  it('forgets every cached answer at invalidateCaches(), before any later exec is answered', async () => {
+    const zsh = zshForkPath();
+    let allowed = true;
+    const { seen, handler } = recorder((exec) => {
+      if (exec.argv[1] === 'switch') {
+        // A rule changed: from now on Node denies `x`.
+        allowed = false;
+        broker.invalidateCaches();
+        return { action: 'run' };
+      }
+      return allowed ? { action: 'run', cache: true } : { action: 'deny', reason: 'the rule changed' };
+    });
+    const session = await openSession(handler);
+    const script = '/bin/echo x; /bin/echo x; /bin/echo switch; /bin/echo x; /bin/echo x';
+    const { text } = await runToEnd(
+      await start(session, [zsh, '-fc', script], { env: { PATH, ...session.env } }),
+    );
+    expect(text).toBe(
+      'x\nx\nswitch\nExecution denied: the rule changed\nExecution denied: the rule changed\n',
+    );
+    expect(seen.map((exec) => exec.argv[1])).toEqual(['x', 'switch', 'x', 'x']);
+    await session.close();
+    expect(session.cachedRuns).toBe(1);
+  });
+
+  it('does not cache an answer decided across an invalidation', async () => {
+    const zsh = zshForkPath();
+    let first = true;
+    const { seen, handler } = recorder(async () => {
+      if (first) {
+        first = false;
+        // The rules change while this exec is being decided: its answer may be stale for the next.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        broker.invalidateCaches();
+      }
+      return { action: 'run', cache: true };
+    });
+    const session = await openSession(handler);
+    const script = '/bin/echo x; /bin/echo x; /bin/echo x';
+    await runToEnd(await start(session, [zsh, '-fc', script], { env: { PATH, ...session.env } }));
+    expect(seen).toHaveLength(2);
+    await session.close();
+    expect(session.cachedRuns).toBe(1);
+  });
+
+  it('a command attacking its socket (garbage, floods, near-misses) never gets Run for what Node refuses', async () => {
+    const zsh = zshForkPath();
+    // Node allows exactly `/bin/echo ok` (cacheable) and the attacking shell; everything else is denied.
+    const { seen, handler } = recorder((exec) => {
+      const words = JSON.stringify([exec.file, ...exec.argv.slice(1)]);
+      if (words === '["/bin/echo","ok"]' || exec.file === '/bin/bash' || exec.argv[0] === 'fill')
+        return { action: 'run', cache: true };
+      return { action: 'deny', reason: `not ${words}` };
+    });
+    const session = await openSession(handler);
+    // An unpatched bash (not intercepted below it) talks to the socket directly: garbage datagrams
+    // (no descriptor attached), then the wrapper with near-miss words, while a flood of distinct
+    // cacheable execs fills the cache.
+    const attack = [
+      'i=0; while [ $i -lt 300 ]; do printf "garbage$i" >&$UX_ESCALATE_SOCKET; i=$((i+1)); done',
+      'i=0; while [ $i -lt 150 ]; do "$EXEC_WRAPPER" /bin/true fill $i; i=$((i+1)); done',
+      'for w in "ok " " ok" "o k" "ok\\n" "OK"; do "$EXEC_WRAPPER" /bin/echo echo "$w"; done',
+      '"$EXEC_WRAPPER" /bin/echo echo ok extra',
+      '"$EXEC_WRAPPER" /bin/echo/ echo ok',
+      '"$EXEC_WRAPPER" /bin//echo echo ok',
+      // The exact words zsh sends for `/bin/echo ok` (argv[0] as typed): answered from the cache.
+      '"$EXEC_WRAPPER" /bin/echo /bin/echo ok',
+      '"$EXEC_WRAPPER" /bin/echo /bin/echo ok',
+    ].join('; ');
+    const script = `/bin/echo ok; /bin/bash -c '${attack.replaceAll("'", "'\\''")}'; /bin/echo ok`;
+    const { status, text } = await runToEnd(
+      await start(session, [zsh, '-fc', script], { env: { PATH, ...session.env } }),
+      60_000,
+    );
+    expect(status.exitCode).toBe(0);
+    const lines = text.split('\n').filter(Boolean);
+    // Every near-miss was decided by Node and denied; only the exact words ran.
+    expect(lines.filter((line) => line === 'ok')).toHaveLength(4);
+    expect(lines.filter((line) => line.startsWith('Execution denied:'))).toHaveLength(8);
+    expect(lines.filter((line) => line !== 'ok' && !line.startsWith('Execution denied:'))).toEqual([]);
+    const asked = seen.map((exec) => JSON.stringify([exec.file, ...exec.argv.slice(1)]));
+    expect(asked.filter((words) => words === '["/bin/echo","ok"]')).toHaveLength(1);
+    expect(seen.filter((exec) => exec.argv[0] === 'fill')).toHaveLength(150);
+    await session.close();
+    expect(session.cachedRuns).toBe(3);
+    expect(diagnostics.some((message) => message.includes('without exactly one stream socket'))).toBe(true);
+  });
+
+  it('keeps one session from answering for another', async () => {
+    const zsh = zshForkPath();
+    const first = recorder(() => ({ action: 'run', cache: true }));
+    const second = recorder(() => ({ action: 'deny', reason: 'not in this session' }));
+    const a = await openSession(first.handler);
+    const b = await openSession(second.handler);
+    await runToEnd(await start(a, [zsh, '-fc', '/bin/echo x; /bin/echo x'], { env: { PATH, ...a.env } }));
+    const { text } = await runToEnd(await start(b, [zsh, '-fc', '/bin/echo x'], { env: { PATH, ...b.env } }));
+    expect(text).toBe('Execution denied: not in this session\n');
+    expect(first.seen).toHaveLength(1);
+    expect(second.seen).toHaveLength(1);
   });
 });
 

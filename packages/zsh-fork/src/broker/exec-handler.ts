@@ -31,6 +31,15 @@ export interface ExecContext {
 /** Run the program in place, inside whatever sandbox the command is in. */
 export interface RunAction {
   action: 'run';
+  /**
+   * The answer cannot differ for the same exec of this session: the decision read nothing but
+   * `file`, `argv` and `workdir` and what stays fixed for the session (its settings, the sandbox it
+   * runs in, the rules as they are now). The broker then answers Run itself when exactly the same
+   * exec (same bytes of `file`, `argv`, `workdir`) comes again in this session, until
+   * `invalidateCaches()` (a rule changed). Never set it for an answer that depends on an approval,
+   * on files (their contents, times, owners) or on the environment.
+   */
+  cache?: boolean;
 }
 
 /** Refuse it: the wrapper prints `Execution denied: <reason>` and exits 1. */
@@ -85,7 +94,8 @@ export interface EscalateAction {
 export type ExecAction = RunAction | DenyAction | EscalateAction;
 
 /**
- * Decides one intercepted exec. The broker decides nothing itself: every exec waits for this answer.
+ * Decides one intercepted exec. The broker decides nothing itself: every exec waits for this answer,
+ * except a repeat of an exec this handler answered Run with `cache: true` in the same session.
  * A handler that throws, or answers something that is not an `ExecAction`, denies the exec.
  */
 export type ExecHandler = (exec: InterceptedExec, context: ExecContext) => ExecAction | Promise<ExecAction>;

@@ -40,6 +40,11 @@ export interface EscalationSession {
   /** Variables to add to the command's environment. */
   readonly env: EscalationEnv;
   /**
+   * How many of its execs the broker answered Run by itself (a repeat of one the handler answered Run
+   * with `cache: true`); known once `close()` resolved, 0 before.
+   */
+  readonly cachedRuns: number;
+  /**
    * Ends the session: its socket closes (later execs of the command fail closed), pending decisions
    * are aborted, escalated children get SIGTERM, then SIGKILL after 500 ms. Resolves once they are gone.
    */
@@ -57,6 +62,12 @@ export interface EscalationBroker {
    * command can be spawned right away.
    */
   openSession(handler: ExecHandler): Promise<EscalationSession>;
+  /**
+   * Forgets every session's cached Run answers: call it whenever anything a cacheable decision read
+   * changes (a rule added or changed). Synchronous on the Node side: a decision that started before
+   * it and answers after it is not cached, and the broker reads this before any later reply.
+   */
+  invalidateCaches(): void;
   /** Ends every session and escalated child, stops the sidecar and removes its directory. */
   close(): Promise<void>;
 }
@@ -65,6 +76,7 @@ interface SessionState {
   id: string;
   handler: ExecHandler;
   requests: Set<number>;
+  cachedRuns: number;
   closed: Promise<void>;
   markClosed(): void;
 }
@@ -154,6 +166,8 @@ class Broker implements EscalationBroker {
   private readonly requests = new Map<number, RequestState>();
   private readonly opening = new Map<string, { resolve(): void; reject(error: Error): void }>();
   private sessionCounter = 0;
+  /** Bumped by `invalidateCaches()`: a decision made across a bump is not cached. */
+  private generation = 0;
   private gone = false;
   private closing: Promise<void> | undefined;
   private markReady!: () => void;
@@ -203,7 +217,7 @@ class Broker implements EscalationBroker {
     const closed = new Promise<void>((resolve) => {
       markClosed = resolve;
     });
-    const state: SessionState = { id, handler, requests: new Set(), closed, markClosed };
+    const state: SessionState = { id, handler, requests: new Set(), cachedRuns: 0, closed, markClosed };
     const opened = new Promise<void>((resolve, reject) => this.opening.set(id, { resolve, reject }));
     this.sessions.set(id, state);
     this.send({ op: 'open', session: id, token });
@@ -214,11 +228,19 @@ class Broker implements EscalationBroker {
       token,
       spawnEscalation: { socketPath: this.socketPath, token, fd: ESCALATION_FD },
       env: { EXEC_WRAPPER: this.wrapperPath, UX_ESCALATE_SOCKET: String(ESCALATION_FD) },
+      get cachedRuns() {
+        return state.cachedRuns;
+      },
       close: () => {
         closing ??= this.closeSession(state);
         return closing;
       },
     };
+  }
+
+  invalidateCaches(): void {
+    this.generation += 1;
+    this.send({ op: 'flush' });
   }
 
   /** Whether `close()` was called: the sidecar's exit is then expected. */
@@ -290,6 +312,7 @@ class Broker implements EscalationBroker {
       case 'closed': {
         const state = this.sessions.get(event.session);
         this.sessions.delete(event.session);
+        if (state && typeof event.cachedRuns === 'number') state.cachedRuns = event.cachedRuns;
         state?.markClosed();
         return;
       }
@@ -328,6 +351,9 @@ class Broker implements EscalationBroker {
     }
     const controller = new AbortController();
     const state: RequestState = { session, controller };
+    // Read before the handler starts (in the same turn as whatever it reads first): an invalidation
+    // between here and the reply makes the answer uncacheable.
+    const generation = this.generation;
     this.requests.set(event.request, state);
     session.requests.add(event.request);
     const exec: InterceptedExec = {
@@ -381,7 +407,13 @@ class Broker implements EscalationBroker {
       return;
     }
     this.finish(event.request);
-    if (action.action === 'run') this.send({ op: 'reply', request: event.request, action: 'run' });
+    if (action.action === 'run')
+      this.send({
+        op: 'reply',
+        request: event.request,
+        action: 'run',
+        ...(action.cache === true && generation === this.generation ? { cache: true as const } : {}),
+      });
     else this.send({ op: 'reply', request: event.request, action: 'deny', reason: action.reason });
   }
 
