@@ -22,6 +22,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * For what the execve wrapper's fast path calls before libc starts: no stack protector (its canary
+ * lives in TLS, not set up yet) and no loop turned into a memcpy call (the fast build also passes
+ * -fno-tree-loop-distribute-patterns).
+ */
+#if defined(__clang__)
+#define UX_NO_LIBC __attribute__((no_stack_protector, noinline))
+#else
+#define UX_NO_LIBC __attribute__((no_stack_protector, optimize("no-tree-loop-distribute-patterns"), noinline))
+#endif
+
 static void ujson_out_of_memory(void) {
   static const char message[] = "ux: out of memory\n";
   ssize_t ignored = write(2, message, sizeof message - 1);
@@ -74,7 +85,7 @@ static void ubuf_free(ubuf *b) {
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s does not start one. */
-static size_t utf8_sequence(const unsigned char *s, size_t n) {
+UX_NO_LIBC static size_t utf8_sequence(const unsigned char *s, size_t n) {
   unsigned char c = s[0];
   if (c >= 0xc2 && c <= 0xdf) return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
   if (c >= 0xe0 && c <= 0xef) {
@@ -92,12 +103,13 @@ static size_t utf8_sequence(const unsigned char *s, size_t n) {
   return 0;
 }
 
-static void ubuf_json_string(ubuf *b, const char *str, size_t n) {
+/*
+ * Writes `str` as a JSON string at `out` (room for n * 6 + 2 bytes) and returns the end. Loops, no
+ * library call, no stack array: the wrapper's fast path (ux-execve-fast.c) calls it before libc starts.
+ */
+UX_NO_LIBC static char *json_string_at(char *out, const char *str, size_t n) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *s = (const unsigned char *)str;
-  /* Worst case: every byte becomes a 6-character escape. */
-  ubuf_reserve(b, n * 6 + 2);
-  char *out = b->data + b->len;
   *out++ = '"';
   size_t i = 0;
   while (i < n) {
@@ -126,12 +138,13 @@ static void ubuf_json_string(ubuf *b, const char *str, size_t n) {
     } else {
       size_t len = utf8_sequence(s + i, n - i);
       if (len > 0) {
-        memcpy(out, s + i, len);
-        out += len;
+        for (size_t k = 0; k < len; k++) *out++ = str[i + k];
         i += len;
       } else {
-        memcpy(out, "\\udc", 4);
-        out += 4;
+        *out++ = '\\';
+        *out++ = 'u';
+        *out++ = 'd';
+        *out++ = 'c';
         *out++ = hex[c >> 4];
         *out++ = hex[c & 15];
         i++;
@@ -139,7 +152,13 @@ static void ubuf_json_string(ubuf *b, const char *str, size_t n) {
     }
   }
   *out++ = '"';
-  b->len = (size_t)(out - b->data);
+  return out;
+}
+
+static void ubuf_json_string(ubuf *b, const char *str, size_t n) {
+  /* Worst case: every byte becomes a 6-character escape. */
+  ubuf_reserve(b, n * 6 + 2);
+  b->len = (size_t)(json_string_at(b->data + b->len, str, n) - b->data);
 }
 
 static void ubuf_json_cstring(ubuf *b, const char *s) { ubuf_json_string(b, s, strlen(s)); }
