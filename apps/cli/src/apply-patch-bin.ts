@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * `apply_patch` and `applypatch` for the commands' PATH: scripts in `$UX_HOME/bin` that run
@@ -25,4 +25,20 @@ export function applyPatchBin(binDir: string): string[] {
     return [];
   }
   return [binDir];
+}
+
+/**
+ * What the `apply_patch` scripts run, for `hostPaths`: Node and the CLI's own directory (`ux.cjs` and
+ * the command bundle it loads). Shown read-only inside every sandbox, so a script that calls
+ * apply_patch works even where the sandbox hides their place (ux installed under /tmp, with the
+ * session's private /tmp).
+ */
+export function applyPatchBinNeeds(): string[] {
+  const ux = process.argv[1];
+  if (!ux) return [];
+  try {
+    return [process.execPath, dirname(realpathSync(ux))];
+  } catch {
+    return [];
+  }
 }

@@ -23,7 +23,7 @@ import {
 } from '@ux/protocol/core';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
-import { applyPatchBin } from './apply-patch-bin.js';
+import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadBashParserOnBaseline } from './baseline-wasm-compiler.js';
 import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
@@ -208,6 +208,7 @@ async function composeDoor(
     environment: withCredentialsWithheld(settings.environment, credentials),
     baseEnvironment: withoutCredentials(withoutTestSwitches(options.env), credentials),
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
+    helperPaths: applyPatchBinNeeds(),
     onWarning: options.onWarning,
     ...(options.reviewerCanAsk === undefined ? {} : { reviewerCanAsk: options.reviewerCanAsk }),
     ...(broker ? { escalationBroker: broker } : {}),

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import type { Requirements } from '@ux/features';
 import { ConfigError } from '@ux/protocol/core';
-import { applyPatchBin } from './apply-patch-bin.js';
+import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';
@@ -69,6 +69,7 @@ export async function execServerCommand(
     {
       sandboxRegistry,
       prependPathDirs: helpers,
+      helperPaths: helpers.length > 0 ? applyPatchBinNeeds() : [],
       // Every sandbox it applies keeps this host's ux state out of reach: the runtime roots (its
       // snapshots, other ux processes' files) hidden, UX_HOME and the requirements read-only.
       hostState: sessionHostState(session, io.env),

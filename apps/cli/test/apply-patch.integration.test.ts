@@ -1,11 +1,11 @@
 // apply_patch through what users run: the model's own `apply_patch <<'EOF'` through `ux exec` (the
 // door applies it, nothing is spawned), a sandboxed script calling `apply_patch` (it runs inside the
 // sandbox), and `ux apply-patch` itself.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { useLeakCheck } from '@ux/test-utils';
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeHome, runUx, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
+import { BIN, makeHome, runUx, startUxInTerminal, warmUpTerminalSpawner } from './cli-harness.js';
 
 beforeAll(() => warmUpTerminalSpawner());
 useLeakCheck();
@@ -67,6 +67,26 @@ describe('apply_patch', () => {
     expect(result.stdout).toMatch(/read-only file system/i);
     expect(result.stdout).toContain('status=1');
     expect(existsSync(join(home.home, 'escape.txt'))).toBe(false);
+  });
+
+  it('a sandboxed script runs apply_patch even when ux itself lies where the sandbox hides (/tmp)', async () => {
+    // ux installed under /tmp (a clone made with mktemp -d): the session's private /tmp hides it, and
+    // the apply_patch script execs Node and ux.cjs from there.
+    const installed = tempDir('ux-installed-');
+    cpSync(dirname(BIN), join(installed, 'dist'), { recursive: true });
+    symlinkSync(join(dirname(BIN), '..', 'node_modules'), join(installed, 'node_modules'));
+    const home = makeHome();
+    writeFileSync(join(home.workspace, 'a.txt'), 'one\n');
+    writeFileSync(
+      join(home.workspace, 'inside.sh'),
+      `apply_patch <<'P'\n${patch('*** Update File: a.txt\n@@\n-one\n+ONE\n')}P\n`,
+    );
+    const result = await runUx(['exec', '--', 'bash inside.sh; echo "status=$?"'], home, {
+      bin: join(installed, 'dist', 'ux.cjs'),
+    });
+    expect(result.stdout).toContain('Success. Updated the following files:\nM a.txt');
+    expect(result.stdout).toContain('status=0');
+    expect(readFileSync(join(home.workspace, 'a.txt'), 'utf8')).toBe('ONE\n');
   });
 
   it('ux apply-patch applies from stdin or its argument, and a bad patch changes nothing', async () => {

@@ -71,10 +71,10 @@ export interface UxResult {
 export function runUx(
   args: string[],
   home: UxHome,
-  options: { input?: string; cwd?: string } = {},
+  options: { input?: string; cwd?: string; bin?: string } = {},
 ): Promise<UxResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
       cwd: options.cwd ?? home.workspace,
       env: home.env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -70,6 +70,11 @@ export interface ExecServerOptions {
    * put them first on their commands' PATH. Absolute paths on this host; default none.
    */
   prependPathDirs?: readonly string[];
+  /**
+   * What those helpers run (the CLI: Node and its own directory): shown read-only inside every sandbox
+   * this host applies, even where the sandbox hides their place (a private /tmp). Default none.
+   */
+  helperPaths?: readonly string[];
 }
 
 /** A process host speaking the exec-server protocol to any number of connections. */
@@ -114,6 +119,7 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
     selectSandbox,
     serverEnv,
     hostState,
+    helperPaths: options.helperPaths ?? [],
     ...(options.protectPolicy ? { protectPolicy: options.protectPolicy } : {}),
     ...(snapshots ? { snapshots } : {}),
   };

@@ -54,6 +54,8 @@ export interface RunExecServerDependencies {
   spawner?: Spawner;
   /** Helper directories advertised as `prependPathDirs` (the CLI's `apply_patch`); default none. */
   prependPathDirs?: readonly string[];
+  /** What those helpers run, shown read-only inside every sandbox (`helperPaths` of the server). */
+  helperPaths?: readonly string[];
   /** This host's ux files every sandbox keeps out of reach; default the runtime roots hidden. */
   hostState?: HostState;
   /**
@@ -103,6 +105,7 @@ export async function runExecServer(
   const server = createExecServer({
     ...(deps.spawner ? { spawner: deps.spawner } : {}),
     ...(deps.prependPathDirs ? { prependPathDirs: deps.prependPathDirs } : {}),
+    ...(deps.helperPaths ? { helperPaths: deps.helperPaths } : {}),
     ...(deps.hostState ? { hostState: deps.hostState } : {}),
     ...(deps.protectPolicy ? { protectPolicy: deps.protectPolicy } : {}),
     sandboxRegistry: registry,

@@ -32,6 +32,8 @@ export interface StartDependencies {
   snapshots?: ShellSnapshotStore;
   /** This host's ux files every sandboxed start keeps out of reach (`withHostState`). */
   hostState?: HostState;
+  /** What the server's helpers run: shown read-only inside every sandbox (`hostPaths`). */
+  helperPaths?: readonly string[];
   /** What else the host adds to every policy (`ExecServerOptions.protectPolicy`). */
   protectPolicy?: (
     policy: EffectivePolicy,
@@ -70,7 +72,8 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
         ...(wanted.projectRoots ? { projectRoots: wanted.projectRoots } : {}),
       }),
     };
-  let hostPaths: string[] = [];
+  // The server's helpers (on the commands' PATH through prependPathDirs) and what they run.
+  let hostPaths: string[] = [...(deps.helperPaths ?? [])];
   const stdin = params.pipeStdin ? 'pipe' : 'closed';
   const arg0 = params.arg0 ?? undefined;
   if (arg0 !== undefined && wanted) {
@@ -90,7 +93,7 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     if (launch.file && wanted) {
       wanted = readableSnapshot(wanted, launch.file);
       // Bound in read-only after every mask: the snapshot lives in the runtime root sandboxes hide.
-      hostPaths = [launch.file];
+      hostPaths = [...hostPaths, launch.file];
     }
   }
   const request = {

@@ -90,6 +90,11 @@ export interface UnifiedExecOptions {
    */
   prependPath?: readonly string[];
   /**
+   * Files and directories the `prependPath` helpers run (the CLI: Node and its own directory), shown
+   * read-only inside every sandbox even where it hides their place (`SandboxPlanRequest.hostPaths`).
+   */
+  helperPaths?: readonly string[];
+  /**
    * How long a new process may take to exit and still be judged a fast sandbox denial (retry,
    * escalation); default 150 ms. Raise it on a heavily loaded machine (a CI runner) where a denied
    * command can take longer than that to start and fail.
@@ -258,6 +263,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     abortTurn: () => interrupt(),
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
+    helperPaths: options.helperPaths ?? [],
     earlyExitWindowMs: options.earlyExitWindowMs,
     reviewerCanAsk: askable(options.reviewerCanAsk),
     proxyRefusalsSince: (since) =>

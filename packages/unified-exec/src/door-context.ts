@@ -87,6 +87,8 @@ export interface DoorContext {
   escalationBroker: EscalationBroker | undefined;
   /** Directories first on every command's PATH (the zsh fork's bin directory is added to these). */
   prependPath: readonly string[];
+  /** What the prependPath helpers run: shown read-only inside every sandbox. */
+  helperPaths: readonly string[];
   /** The early-exit window (default 150 ms). */
   earlyExitWindowMs: number | undefined;
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */

@@ -72,6 +72,7 @@ export async function orchestrateLaunch(
           hostPaths: [
             ...(launchArgv[0]?.startsWith('/') ? [launchArgv[0]] : []),
             ...prepend,
+            ...door.helperPaths,
             ...(door.snapshots?.files ?? []),
           ],
         },
