@@ -138,7 +138,9 @@ function writableRoots(
   context: { cwd: string; projectRoots?: readonly string[]; homeDir?: string; tmpdir?: string },
 ): string[] {
   // Only the file system matters here: a network by domain gets its proxy endpoint later.
-  const layout = resolveSandboxLayout({ ...policy, network: 'restricted' }, context, nodeFsView());
+  const layout = resolveSandboxLayout({ ...policy, network: 'restricted' }, context, nodeFsView(), {
+    rootsOnly: true,
+  });
   return layout.writableRoots.map((root) => root.root).filter((root) => root !== '/');
 }
 

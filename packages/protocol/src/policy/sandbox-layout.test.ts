@@ -218,6 +218,28 @@ describe('protectedPaths', () => {
 });
 
 describe('resolveSandboxLayout', () => {
+  it('with rootsOnly gives the same roots and nothing of what is protected inside them', () => {
+    const fs = memoryFsView({ '/w/.git/config': '', '/w/.git/hooks/': '', '/tmp/': '', '/w/docs/': '' });
+    const policy = {
+      fileSystem: {
+        kind: 'restricted' as const,
+        entries: [
+          { path: { type: 'special' as const, value: 'root' as const }, access: 'read' as const },
+          { path: { type: 'special' as const, value: 'cwd' as const }, access: 'write' as const },
+          { path: { type: 'special' as const, value: 'slash_tmp' as const }, access: 'write' as const },
+          { path: { type: 'path' as const, path: '/w/docs' }, access: 'read' as const },
+        ],
+      },
+      network: 'restricted' as const,
+      hostState: { readOnly: ['/w/.ux'] },
+    };
+    const full = resolveSandboxLayout(policy, { cwd: '/w' }, fs);
+    const roots = resolveSandboxLayout(policy, { cwd: '/w' }, fs, { rootsOnly: true });
+    expect(roots.writableRoots.map((root) => root.root)).toEqual(full.writableRoots.map((root) => root.root));
+    expect(full.writableRoots.some((root) => root.readOnly.length > 0)).toBe(true);
+    expect(roots.writableRoots.every((root) => root.readOnly.length === 0)).toBe(true);
+  });
+
   it('gives workspace-write its writable roots with carve-outs, read everywhere, and masks', () => {
     const fs = memoryFsView({
       '/w/.git/config': '',

@@ -50,7 +50,13 @@ export function resolveSandboxLayout(
   policy: EffectivePolicy,
   context: PolicyContext,
   fs: FsView,
-  options: ProtectedPathsOptions = {},
+  options: ProtectedPathsOptions & {
+    /**
+     * Only the roots: every `readOnly` list left empty, nothing protected looked up (about a
+     * millisecond per root). For a caller that needs where the sandbox can write, not what it keeps.
+     */
+    rootsOnly?: boolean;
+  } = {},
 ): SandboxLayout {
   const layout: SandboxLayout = {
     readAll: policy.fileSystem.kind !== 'restricted',
@@ -96,12 +102,19 @@ export function resolveSandboxLayout(
   }
   // `/` written as a writable root means full-disk write: nothing narrower is protected by a bind.
   const roots = [...writable].sort((a, b) => depth(a, style) - depth(b, style) || a.localeCompare(b));
-  const hostReadOnly = (policy.hostState?.readOnly ?? []).map(canonical);
-  const workspaces = [...new Set([context.cwd, ...(context.projectRoots ?? [])].map(canonical))];
-  const repositories = (policy.knownRepositories ?? []).map(canonical);
+  const { rootsOnly, ...protectOptions } = options;
+  const hostReadOnly = rootsOnly ? [] : (policy.hostState?.readOnly ?? []).map(canonical);
+  const workspaces = rootsOnly
+    ? []
+    : [...new Set([context.cwd, ...(context.projectRoots ?? [])].map(canonical))];
+  const repositories = rootsOnly ? [] : (policy.knownRepositories ?? []).map(canonical);
   for (const root of roots) {
+    if (rootsOnly) {
+      layout.writableRoots.push({ root, readOnly: [] });
+      continue;
+    }
     const readOnly = protectedPaths(root, fs, {
-      ...options,
+      ...protectOptions,
       pathStyle: style,
       ...(repositories.length > 0 ? { repositories } : {}),
       workspaces,
