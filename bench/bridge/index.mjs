@@ -10,35 +10,22 @@
 //                  terminal, some interrupted
 // A call or exec not answered within 20 s is a hang. SOAK_SERIES=mcp,exec_server picks series by prefix.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import {
   createExecServerSandbox,
   createExecServerSpawner,
   spawnStdioExecServer,
 } from '@ux/exec-server-client';
+import { loadMcpClient, makeUxHome, UX_BIN } from '../lib/ux-cli.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const BIN = join(here, '..', '..', 'apps', 'cli', 'dist', 'ux.cjs');
+const BIN = UX_BIN;
 const RUNS = Number(process.env.SOAK_RUNS ?? 300);
 const HANG_MS = 20_000;
 
-const home = mkdtempSync('/var/tmp/ux-bridge-soak-');
-mkdirSync(join(home, 'workspace'));
-mkdirSync(join(home, 'tmp'));
-const env = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: home,
-  UX_HOME: home,
-  UX_REQUIREMENTS: join(home, 'requirements.toml'),
-  SHELL: '/bin/bash',
-  TMPDIR: join(home, 'tmp'),
-  UX_NETWORK_PROXY_HOSTS: 'allowed.test=127.0.0.1',
-};
+const { home, env } = makeUxHome('ux-bridge-soak-', { tmp: true, proxyHosts: 'allowed.test=127.0.0.1' });
 
 function once(args) {
   return new Promise((resolve) => {
@@ -124,13 +111,8 @@ async function inParallel(name, runs, inFlight, job) {
   return { hangs, failed };
 }
 
-// The CLI's MCP SDK (apps/cli depends on it).
-const fromCli = createRequire(join(here, '..', '..', 'apps', 'cli', 'package.json'));
-const sdk = (path) => import(pathToFileURL(fromCli.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
-
 async function mcpSeries(name, runs, load, port) {
-  const { Client } = await sdk('client/index.js');
-  const { StdioClientTransport } = await sdk('client/stdio.js');
+  const { Client, StdioClientTransport } = await loadMcpClient();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', '--allow-domain', 'allowed.test'],

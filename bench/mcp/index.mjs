@@ -7,33 +7,15 @@
 //   mcp.true.vs_raw_bwrap  the ratio of the two
 // Set MCP_BENCH_ARGS to pass options to `ux mcp` (e.g. "--sandbox danger-full-access").
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rmSync } from 'node:fs';
 import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { alternate, report, timeMs } from '../lib/report.mjs';
+import { loadMcpClient, makeUxHome, UX_BIN } from '../lib/ux-cli.mjs';
 
 closeInheritedFds();
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(root, 'apps', 'cli', 'dist', 'ux.cjs');
-// The SDK the CLI's tests use (apps/cli depends on it).
-const fromCli = createRequire(join(root, 'apps', 'cli', 'package.json'));
-const sdk = (path) => import(pathToFileURL(fromCli.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
-
-// A home outside /tmp (commands get a private /tmp), as the CLI's tests make them.
-const home = realpathSync(mkdtempSync('/var/tmp/ux-bench-mcp-'));
-const workspace = join(home, 'workspace');
-mkdirSync(workspace);
-const env = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: home,
-  UX_HOME: home,
-  UX_REQUIREMENTS: join(home, 'requirements.toml'),
-  SHELL: '/bin/bash',
-};
+const BIN = UX_BIN;
+const { Client, StdioClientTransport } = await loadMcpClient();
+const { home, workspace, env } = makeUxHome('ux-bench-mcp-');
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [BIN, 'mcp', ...(process.env.MCP_BENCH_ARGS?.split(' ').filter(Boolean) ?? [])],

@@ -20,34 +20,18 @@
 // exited), leaked fds (/proc/<server>/fd after the warm-up and after the run), RSS growth, per-call
 // median and p99.
 import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { ensureZshForkCache } from '@ux/zsh-fork';
 import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';
 import { median, report } from '../lib/report.mjs';
+import { loadMcpClient, makeUxHome, UX_BIN } from '../lib/ux-cli.mjs';
 
 closeInheritedFds();
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const BIN = join(root, 'apps', 'cli', 'dist', 'ux.cjs');
-// The SDK the CLI's tests use (apps/cli depends on it).
-const fromCli = createRequire(join(root, 'apps', 'cli', 'package.json'));
-const sdk = (path) => import(pathToFileURL(fromCli.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
+const BIN = UX_BIN;
+const { Client, StdioClientTransport } = await loadMcpClient();
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 2000);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8);
@@ -67,25 +51,14 @@ const { zshPath } = await ensureZshForkCache();
 
 // ---------------------------------------------------------------------------------------------------
 // The home, the destination server.
-const home = realpathSync(mkdtempSync('/var/tmp/ux-soak-'));
-const workspace = join(home, 'workspace');
-mkdirSync(join(workspace, 'patches'), { recursive: true });
-mkdirSync(join(home, 'tmp'));
+const { home, workspace, env } = makeUxHome('ux-soak-', { tmp: true, proxyHosts: 'allowed.test=127.0.0.1' });
+mkdirSync(join(workspace, 'patches'));
 writeFileSync(
   join(home, 'config.toml'),
   ZSH_FORK
     ? `[features]\nshell_zsh_fork = true\nunified_exec_zsh_fork = true\n[zsh_fork]\nzsh_path = "${zshPath}"\n`
     : '',
 );
-const env = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: home,
-  UX_HOME: home,
-  UX_REQUIREMENTS: join(home, 'requirements.toml'),
-  SHELL: '/bin/bash',
-  TMPDIR: join(home, 'tmp'),
-  UX_NETWORK_PROXY_HOSTS: 'allowed.test=127.0.0.1',
-};
 
 const served = new Set();
 const http = createServer((request, response) => {

@@ -242,7 +242,6 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     if (settings.bashParser) return Promise.resolve(settings.bashParser);
     return needsBashGrammar(argv) ? loadGrammar() : Promise.resolve(SIMPLE_SCRIPT_PARSER);
   };
-  const parser = (request: OrchestratorRequest): Promise<BashParser> => parserFor(request.argv);
 
   const evaluate = (request: OrchestratorRequest, bash: BashParser): ApprovalRequirement => {
     const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
@@ -387,13 +386,13 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     async requirement(request) {
       validate(request);
       knownEnvironment(request);
-      return evaluate(request, await parser(request));
+      return evaluate(request, await parserFor(request.argv));
     },
 
     async run(request, attempt) {
       validate(request);
       knownEnvironment(request);
-      const bash = await parser(request);
+      const bash = await parserFor(request.argv);
       const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
       const preGate = escalationPreGate({
         approvalPolicy,
