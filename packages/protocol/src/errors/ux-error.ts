@@ -11,7 +11,8 @@ export type UxErrorCode =
   | 'sandbox_unavailable'
   | 'invalid_arguments'
   | 'config_error'
-  | 'unknown_plugin';
+  | 'unknown_plugin'
+  | 'control_error';
 
 const MARKER = 'ux.error';
 
