@@ -2,9 +2,27 @@
 export { HeadTailBuffer } from '@ux/protocol/core';
 export { type EarlyExit, waitForEarlyExit } from './early-exit.js';
 export { exitStatusFrom } from './exit-status.js';
+export {
+  type EpollTarget,
+  type FileIdentity,
+  type InputIdentity,
+  type InputWaitOptions,
+  MAX_PROCESSES_PROBED,
+  type ProcReader,
+  type ProcStat,
+  type ProcSyscall,
+  parseEpollTargets,
+  parseProcStat,
+  parseProcSyscall,
+  probeInputWait,
+  READ_SYSCALLS,
+  type ReadCall,
+  readCallOf,
+} from './input-wait.js';
 export { type LaunchPlannedOptions, launchPlanned, type PlannedLaunch } from './launch-planned.js';
 export { createLocalSpawner, type LocalSpawner, type LocalSpawnerSettings } from './local-spawner.js';
 export { OutputTracker } from './output-tracker.js';
+export { procReader } from './proc-reader.js';
 export {
   type CaptureShellSnapshotOptions,
   captureShellSnapshot,

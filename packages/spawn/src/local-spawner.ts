@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { constants, openSync } from 'node:fs';
+import { constants, fstatSync, openSync, statSync } from 'node:fs';
 import {
   type ExecProcess,
   InvalidArgumentsError,
@@ -11,8 +11,10 @@ import {
 import { checkedHelperPath, defaultHelperPath, helperArgs } from './helper-path.js';
 import { HostReaper } from './host-reaper.js';
 import { inheritableFds } from './inheritable-fds.js';
+import { type InputIdentity, probeInputWait, READ_SYSCALLS } from './input-wait.js';
 import { loadNodePtyNative, type NativeTerminal, type NodePtyNative } from './node-pty-native.js';
 import { PipeProcess } from './pipe-process.js';
+import { procReader } from './proc-reader.js';
 import { ProcessGroup } from './process-group.js';
 import { PtyProcess } from './pty-process.js';
 import { checkWorkingDirectory, resolveProgram } from './resolve-program.js';
@@ -122,11 +124,13 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
       // node-pty's own spawn helper calls setsid after the fork returns: until it has, the child's
       // group does not exist, and a signal sent to it (or the reaper's registration) would miss.
       await groupExists(terminal.pid, () => early !== undefined);
+      const slave = holdSlave(terminal.pty);
       process_ = new PtyProcess(
         native,
         terminal,
-        holdSlave(terminal.pty),
+        slave,
         new ProcessGroup(terminal.pid, reaper),
+        inputProbe(terminal.pid, () => terminalIdentity(slave)),
       );
       if (early) process_.onExit(...early);
       return process_;
@@ -156,7 +160,11 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
         { cause: error },
       );
     }
-    return new PipeProcess(child, new ProcessGroup(child.pid!, reaper));
+    return new PipeProcess(
+      child,
+      new ProcessGroup(child.pid!, reaper),
+      inputProbe(child.pid!, () => (kind === 'pipe-with-stdin' ? stdinIdentity(child.pid!) : undefined)),
+    );
   }
 
   return {
@@ -220,6 +228,41 @@ function holdSlave(path: string): number | undefined {
     return openSync(path, constants.O_RDWR | constants.O_NOCTTY);
   } catch {
     // The terminal is already gone (the child exited and the slave was torn down): nothing to hold.
+    return undefined;
+  }
+}
+
+/**
+ * Linux: the "waiting for input" probe of a child (input-wait.ts), its input identified now, while the
+ * child surely holds it. Elsewhere none: macOS and Windows do not tell (the method is absent).
+ */
+function inputProbe(
+  pid: number,
+  identify: () => InputIdentity | undefined,
+): (() => boolean | undefined) | undefined {
+  if (process.platform !== 'linux' || !READ_SYSCALLS[process.arch]) return undefined;
+  const input = identify();
+  const reader = procReader();
+  return () => probeInputWait({ leaderPid: pid, input, reader });
+}
+
+/** The terminal's slave side, from the host's own descriptor of it. */
+function terminalIdentity(slaveFd: number | undefined): InputIdentity | undefined {
+  if (slaveFd === undefined) return undefined;
+  try {
+    const stats = fstatSync(slaveFd);
+    return { dev: stats.dev, ino: stats.ino, rdev: stats.rdev };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The child's end of its stdin pipe (libuv gives a socket pair), read through /proc. */
+function stdinIdentity(pid: number): InputIdentity | undefined {
+  try {
+    const stats = statSync(`/proc/${pid}/fd/0`);
+    return { dev: stats.dev, ino: stats.ino };
+  } catch {
     return undefined;
   }
 }

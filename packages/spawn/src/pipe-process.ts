@@ -11,11 +11,15 @@ export class PipeProcess implements ExecProcess {
   readonly closed: Promise<void>;
   private readonly hub = new OutputHub();
   private status: ExitStatus | undefined;
+  /** Linux, with a stdin pipe: whether it is blocked reading that pipe (input-wait.ts). */
+  waitingForInput?: () => boolean | undefined;
 
   constructor(
     private readonly child: ChildProcess,
     private readonly group: ProcessGroup,
+    probe?: () => boolean | undefined,
   ) {
+    if (probe) this.waitingForInput = () => (this.status ? false : probe());
     child.stdout?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stdout'));
     child.stderr?.on('data', (chunk: Buffer) => this.hub.emit(chunk, 'stderr'));
     // Writes to a child that stopped reading end in EPIPE; the write already resolved.

@@ -33,14 +33,18 @@ export class PtyProcess implements ExecProcess {
   private slaveFd: number | undefined;
   private lastOutputAt = Date.now();
   private resolveExited!: (status: ExitStatus) => void;
+  /** Linux: whether its foreground processes are blocked reading the terminal (input-wait.ts). */
+  waitingForInput?: () => boolean | undefined;
 
   constructor(
     private readonly native: NodePtyNative,
     private readonly terminal: NativeTerminal,
     slaveFd: number | undefined,
     private readonly group: ProcessGroup,
+    probe?: () => boolean | undefined,
   ) {
     this.slaveFd = slaveFd;
+    if (probe) this.waitingForInput = () => (this.status ? false : probe());
     this.writer = new PtyWriter(terminal.fd, terminal.pid);
     this.exited = new Promise((resolve) => {
       this.resolveExited = resolve;

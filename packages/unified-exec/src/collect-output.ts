@@ -6,10 +6,17 @@ import type { PauseState } from './pause-state.js';
 /** After the process has exited, how long to wait at most for its output to close. */
 export const POST_EXIT_CLOSE_WAIT_CAP_MS = 50;
 
+/** While a call waits on a running process that can tell, how often it asks whether it waits for input. */
+export const INPUT_WAIT_PROBE_MS = 250;
+/** How long output must have been quiet before a process waiting for input ends the wait. */
+export const INPUT_WAIT_SETTLE_MS = 150;
+
 export interface CollectResult {
   output: CollectedOutput;
   /** The wait was cut short by the caller's signal (an interrupt). */
   aborted: boolean;
+  /** The wait ended before its deadline because the process is waiting for input. */
+  waitingForInput?: boolean;
 }
 
 /**
@@ -22,6 +29,11 @@ export interface CollectResult {
  * way would be lost for good; and it is on its way in the usual case: the exit and the last bytes come
  * in the same turn of the event loop, the exit first, so an exit seen at or past the deadline (a busy
  * host, a command that ends just as the wait does) found its last output not read yet.
+ *
+ * A process that can tell whether it waits for input (`ExecProcess.waitingForInput`, Linux) is asked
+ * every 250 ms while the wait lasts; once it waits for input and its output has been quiet for 150 ms
+ * (its prompt has arrived), the wait ends early with `waitingForInput` set: a poll of a REPL or of a
+ * question returns as soon as that is known instead of at its deadline. Nothing is asked otherwise.
  *
  * It waits on listeners registered once per call (output, exit, pause, abort) and a timer per turn:
  * racing promises that stay pending for the life of the process or the session, once per turn of a
@@ -39,6 +51,9 @@ export async function collectOutput(
   let postExitDeadline: number | undefined;
   let lastLook = false;
   let end = deadline;
+  const probe = process.waitingForInput?.bind(process);
+  let nextProbeAt = Date.now() + INPUT_WAIT_PROBE_MS;
+  let lastOutputAt = 0;
   let wakeUp: ((why: Wake) => void) | undefined;
   const wake = (why: Wake) => {
     const resolve = wakeUp;
@@ -77,11 +92,29 @@ export async function collectOutput(
       exitSeen ||= process.exitStatus() !== undefined;
       if (exitSeen && tracker.outputClosed) break;
       const now = Date.now();
+      if (got) lastOutputAt = now;
       let ms: number;
+      // How long to sleep: until the deadline, or the next question to the process if sooner.
+      let sleepMs: number;
       if (exitSeen) {
         postExitDeadline ??= now + POST_EXIT_CLOSE_WAIT_CAP_MS;
         ms = postExitDeadline - now;
-      } else ms = end - now;
+        sleepMs = ms;
+      } else {
+        ms = end - now;
+        sleepMs = ms;
+        if (probe && ms > 0) {
+          if (now >= nextProbeAt) {
+            const quietAt = lastOutputAt + INPUT_WAIT_SETTLE_MS;
+            if (probe() === true) {
+              // Waiting: end once the output has been quiet a moment; ask again then.
+              if (now >= quietAt) return { output, aborted: false, waitingForInput: true };
+              nextProbeAt = quietAt;
+            } else nextProbeAt = now + INPUT_WAIT_PROBE_MS;
+          }
+          sleepMs = Math.min(ms, Math.max(1, nextProbeAt - now));
+        }
+      }
       if (ms <= 0) {
         if (!exitSeen || lastLook) break;
         // Timers run before the event loop polls for I/O, so on a busy host the window can close in
@@ -91,7 +124,7 @@ export async function collectOutput(
         continue;
       }
       if (got) continue;
-      await waitFor(ms);
+      await waitFor(sleepMs);
     }
     return { output, aborted: false };
   } finally {

@@ -121,6 +121,11 @@ export interface ProcessInfo {
   tty: boolean;
   running: boolean;
   sandbox: string;
+  /**
+   * Its foreground processes are blocked reading its terminal or stdin pipe (asked of /proc now).
+   * Absent where that cannot be told: macOS, Windows, remote environments, a process that just ended.
+   */
+  waitingForInput?: boolean;
 }
 
 /** The door: the model-facing tools and the operations on their processes. */
@@ -151,6 +156,11 @@ export interface UnifiedExec {
   handleOp(op: unknown): Promise<void>;
   /** The stored processes. */
   processes(): ProcessInfo[];
+  /**
+   * Whether stored session `sessionId` waits for input now (see `ProcessInfo.waitingForInput`);
+   * undefined when it cannot be told or there is no such session.
+   */
+  waitingForInput(sessionId: number): boolean | undefined;
 }
 
 /** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
@@ -419,9 +429,23 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
         tty: entry.tty,
         running: !entry.hasExited(),
         sandbox: entry.launched.sandboxType,
+        ...waitingField(entry),
       }));
     },
+    waitingForInput(sessionId) {
+      const entry = store.get(sessionId);
+      return entry ? waitingField(entry).waitingForInput : undefined;
+    },
   };
+}
+
+/** `waitingForInput` of a stored process, when its spawner can tell (false once it has exited). */
+function waitingField(entry: Entry): { waitingForInput?: boolean } {
+  const { process } = entry.launched;
+  if (typeof process.waitingForInput !== 'function') return {};
+  if (entry.hasExited()) return { waitingForInput: false };
+  const waiting = process.waitingForInput();
+  return waiting === undefined ? {} : { waitingForInput: waiting };
 }
 
 /** The door's environments, checked once: a mistake here is the host's, and is thrown at creation. */

@@ -241,6 +241,7 @@ export async function execCommand(
       maxTokens,
       notices: launched.notices.takeUnreported(),
       since: callStart,
+      ...(collected.waitingForInput ? { waitingForInput: true } : {}),
     });
   } finally {
     if (entry) entry.activeCalls = (entry.activeCalls ?? 1) - 1;

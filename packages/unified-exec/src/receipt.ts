@@ -20,15 +20,20 @@ export function sessionReceipt(
   parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices' | 'command'> & {
     /** When this wait started (`Date.now()`). */
     since: number;
+    /** The wait ended early because the process waits for input (`collectOutput`). */
+    waitingForInput?: boolean;
   },
 ): ToolResponse {
   if (status) door.store.release(entry.id);
-  const { since, ...rest } = parts;
+  const { since, waitingForInput: seen, ...rest } = parts;
+  // Asked again now (a cheap look at /proc on Linux), unless the wait just ended on it.
+  const waiting = !status && (seen === true || entry.launched.process.waitingForInput?.() === true);
   return receipt({
     chunkId: newChunkId(),
     ...rest,
     tty: entry.tty,
     ...(status ? { exitCode: status.exitCode } : { sessionId: entry.id }),
+    ...(waiting ? { waitingForInput: true } : {}),
     ...denialParts(door, {
       output: parts.output.text(),
       ...(status ? { exitCode: status.exitCode } : {}),

@@ -102,6 +102,53 @@ describe('one result, two renderings', () => {
     expect(pipe.next_step).toContain('no stdin');
   });
 
+  it('says a running process waits for input, in the field and a line, with a next step to type', () => {
+    const result = renderStructured({
+      ...parts,
+      wallTimeMs: 300,
+      sessionId: 1000,
+      tty: true,
+      waitingForInput: true,
+      output: collectedText('>>> '),
+    });
+    expect(execResultSchema.parse(result)).toEqual(result);
+    expect(result).toMatchObject({ status: 'running', session_id: 1000, waiting_for_input: true });
+    expect(result.next_step).toContain('waiting for input');
+    expect(result.next_step).toContain('chars to type into it');
+    const text = renderResultText(result);
+    expect(text).toContain('Process running with session ID 1000\nProcess is waiting for input\n');
+    expect(text).toContain(`Next step: ${result.next_step}\n`);
+    // Not running any more (exited, or the wait interrupted): no such claim.
+    const exited = renderStructured({
+      ...parts,
+      wallTimeMs: 300,
+      exitCode: 0,
+      waitingForInput: true,
+      output: collectedText(''),
+    });
+    expect(exited.waiting_for_input).toBeUndefined();
+    expect(renderResultText(exited)).not.toContain('waiting for input');
+    const stopped = renderStructured({
+      ...parts,
+      wallTimeMs: 300,
+      sessionId: 3,
+      interrupted: true,
+      waitingForInput: true,
+      output: collectedText(''),
+    });
+    expect(stopped.waiting_for_input).toBeUndefined();
+    // Not waiting: the usual running lines only.
+    const busy = renderStructured({
+      ...parts,
+      wallTimeMs: 300,
+      sessionId: 1000,
+      tty: true,
+      output: collectedText(''),
+    });
+    expect(busy.waiting_for_input).toBeUndefined();
+    expect(renderResultText(busy)).not.toContain('waiting for input');
+  });
+
   it('marks truncated output in the structured result only when the text shows part of it', () => {
     const long = collectedText(`${'x'.repeat(400)}\n`);
     expect(

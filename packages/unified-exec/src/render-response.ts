@@ -38,6 +38,8 @@ export interface ResponseParts {
   nextStep?: string;
   /** The wait was stopped (an interrupt): status `interrupted`. */
   interrupted?: boolean;
+  /** The running process is blocked reading its terminal or stdin pipe (Linux; `ExecProcess.waitingForInput`). */
+  waitingForInput?: boolean;
 }
 
 /** The next step of a process that is still running: how to poll it, type into it and stop it. */
@@ -46,6 +48,13 @@ export function runningNextStep(sessionId: number, tty: boolean | undefined): st
     ? ', chars to type into it (end a line with "\\n")'
     : ' (it has no stdin: start it with tty true to type into it)';
   return `The process is still running: call write_stdin with session_id ${sessionId} and empty chars to wait for more output${write}, or chars "\\u0003" (Ctrl-C) to stop it.`;
+}
+
+/** The next step of a process that waits for input. */
+export function waitingNextStep(sessionId: number, tty: boolean | undefined): string {
+  if (!tty)
+    return `The process is waiting for input on its stdin, which this session cannot write to: call write_stdin with session_id ${sessionId} and chars "\\u0003" (Ctrl-C) to stop it, and run it again with tty true (or with its input given another way).`;
+  return `The process is waiting for input: call write_stdin with session_id ${sessionId} and chars to type into it (end a line with "\\n"), or chars "\\u0003" (Ctrl-C) to stop it. Polling with empty chars returns nothing new until it gets input.`;
 }
 
 /**
@@ -58,10 +67,15 @@ export function runningNextStep(sessionId: number, tty: boolean | undefined): st
 export function renderStructured(parts: ResponseParts): ExecResult {
   const shown = parts.output.truncated(parts.maxTokens);
   const truncated = !parts.output.complete || shown !== parts.output.text();
+  const status = parts.interrupted ? 'interrupted' : parts.exitCode !== undefined ? 'exited' : 'running';
+  const waiting = parts.waitingForInput === true && status === 'running' && parts.sessionId !== undefined;
   const nextStep =
     parts.nextStep ??
-    (parts.sessionId !== undefined ? runningNextStep(parts.sessionId, parts.tty) : undefined);
-  const status = parts.interrupted ? 'interrupted' : parts.exitCode !== undefined ? 'exited' : 'running';
+    (parts.sessionId !== undefined
+      ? waiting
+        ? waitingNextStep(parts.sessionId, parts.tty)
+        : runningNextStep(parts.sessionId, parts.tty)
+      : undefined);
   return {
     result_version: EXEC_RESULT_VERSION,
     status,
@@ -70,6 +84,7 @@ export function renderStructured(parts: ResponseParts): ExecResult {
     wall_time_seconds: seconds(parts.wallTimeMs),
     ...(parts.exitCode !== undefined ? { exit_code: parts.exitCode } : {}),
     ...(parts.sessionId !== undefined ? { session_id: parts.sessionId } : {}),
+    ...(waiting ? { waiting_for_input: true } : {}),
     original_token_count: parts.output.tokenCount,
     output_bytes: parts.output.byteLength,
     output_lines: parts.output.lineCount,
@@ -142,6 +157,8 @@ export function renderResultText(result: ExecResult): string {
   if (result.exit_code !== undefined) lines.push(`Process exited with code ${result.exit_code}`);
   if (result.session_id !== undefined && result.status === 'running')
     lines.push(`Process running with session ID ${result.session_id}`);
+  if (result.waiting_for_input === true && result.status === 'running')
+    lines.push('Process is waiting for input');
   lines.push(...sandboxLines(result));
   if (result.next_step !== undefined) lines.push(`Next step: ${readableText(result.next_step)}`);
   if (result.original_token_count !== undefined)

@@ -109,6 +109,7 @@ export async function writeStdin(
       maxTokens: maxOutputTokens(door, args.max_output_tokens),
       notices: entry.launched.notices.takeUnreported(),
       since,
+      ...(collected.waitingForInput ? { waitingForInput: true } : {}),
     });
   } finally {
     entry.activeCalls -= 1;

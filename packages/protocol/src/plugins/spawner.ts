@@ -79,6 +79,13 @@ export interface ExecProcess {
   readonly closed: Promise<void>;
   /** The exit status if the process has exited, without waiting. */
   exitStatus(): ExitStatus | undefined;
+  /**
+   * Optional: whether the process's foreground processes are blocked reading its terminal or its
+   * stdin pipe right now ("waiting for input"); undefined when it cannot be told at the moment. Absent
+   * where the host cannot tell at all (the local spawner has it on Linux only, from /proc; macOS,
+   * Windows and remote processes do not). Cheap enough to ask a few times a second, not in a loop.
+   */
+  waitingForInput?(): boolean | undefined;
 }
 
 /**

@@ -44,6 +44,12 @@ export const execResultSchema = z.lazy(() =>
       .int()
       .optional()
       .describe('Present while the process is still running: poll or write to it with write_stdin.'),
+    waiting_for_input: z
+      .boolean()
+      .optional()
+      .describe(
+        'True while the running process is blocked reading its terminal or stdin (a prompt, a REPL, a password question): it will not go on until it gets input. Detected on Linux only; absent when not waiting or not known.',
+      ),
     original_token_count: z.number().int().optional().describe('Tokens of output before truncation.'),
     output_bytes: z
       .number()

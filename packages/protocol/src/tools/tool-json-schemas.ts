@@ -197,6 +197,11 @@ export const TOOL_JSON_SCHEMAS = {
         description: 'Present while the process is still running: poll or write to it with write_stdin.',
         type: 'integer',
       },
+      waiting_for_input: {
+        description:
+          'True while the running process is blocked reading its terminal or stdin (a prompt, a REPL, a password question): it will not go on until it gets input. Detected on Linux only; absent when not waiting or not known.',
+        type: 'boolean',
+      },
       original_token_count: {
         description: 'Tokens of output before truncation.',
         type: 'integer',
