@@ -302,6 +302,20 @@ describe('probeInputWait', () => {
     expect(probe([{ ...sudo, ttyNr: 0, tpgid: -1 }])).toBe(false);
   });
 
+  it('a tree too big to read within the budget is unknown, not guessed', () => {
+    const leader: FakeProcess = {
+      pid: 100,
+      ppid: 1,
+      syscall: '61 0xffffffff 0x0 0x0 0x0 0x0 0x0 0x0 0x0',
+      fds: onTerminal,
+      children: [],
+    };
+    const threads: FakeProcess['threads'] = {};
+    for (let tid = 1000; tid < 4000; tid++) threads[tid] = ['S', '202 0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0'];
+    expect(probe([{ ...leader, threads }])).toBeUndefined();
+    expect(probe([leader])).toBe(false);
+  });
+
   it('a stdin pipe: read on it waits; a session without stdin never does; a gone launcher is unknown', () => {
     const cat: FakeProcess = {
       pid: 100,

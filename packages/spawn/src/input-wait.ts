@@ -198,7 +198,7 @@ const EPOLLIN = 0x1;
 const POLLIN = 0x1;
 /** Most fds a select or poll is looked into (FD_SETSIZE). */
 const MAX_FDS_LOOKED_AT = 1024;
-/** Most processes of one session looked at per probe: a build with hundreds of jobs is not asked. */
+/** Most processes of one session looked at per probe (more are not looked at). */
 export const MAX_PROCESSES_PROBED = 256;
 
 /** The /dev/tty node (5,0): a process that opened it reads its controlling terminal. */
@@ -228,8 +228,43 @@ export interface InputWaitOptions {
  * busy is not waiting, even if another of its threads reads.
  */
 export function probeInputWait(options: InputWaitOptions): boolean | undefined {
-  const { leaderPid, input, reader } = options;
+  const { leaderPid, input } = options;
   const arch = options.arch ?? process.arch;
+  // A bounded look: a tree of hundreds of many-threaded processes is not read every 250 ms.
+  const reader = budgeted(options.reader, MAX_PROC_READS);
+  try {
+    return probe(leaderPid, input, arch, reader);
+  } catch (error) {
+    if (error === OVER_BUDGET) return undefined;
+    throw error;
+  }
+}
+
+/** Most /proc files one probe reads; past it the answer is unknown. */
+export const MAX_PROC_READS = 2048;
+const OVER_BUDGET = Symbol('over budget');
+
+function budgeted(reader: ProcReader, reads: number): ProcReader {
+  let left = reads;
+  const spend = <T>(read: () => T): T => {
+    left -= 1;
+    if (left < 0) throw OVER_BUDGET;
+    return read();
+  };
+  const memory = reader.readMemory?.bind(reader);
+  return {
+    readText: (path) => spend(() => reader.readText(path)),
+    stat: (path) => spend(() => reader.stat(path)),
+    ...(memory ? { readMemory: (pid, address, length) => spend(() => memory(pid, address, length)) } : {}),
+  };
+}
+
+function probe(
+  leaderPid: number,
+  input: InputIdentity | undefined,
+  arch: string,
+  reader: ProcReader,
+): boolean | undefined {
   if (!READ_SYSCALLS[arch]) return undefined;
   const leaderText = reader.readText(`/proc/${leaderPid}/stat`);
   const leader = leaderText === undefined ? undefined : parseProcStat(leaderText);
