@@ -26,10 +26,12 @@ export interface FileIdentity {
 export interface ProcReader {
   /** A file's text, or undefined when it cannot be read (gone, not allowed). */
   readText(path: string): string | undefined;
-  /** `stat` of a path, following links (`/proc/123/fd/0`); undefined when it cannot be read. */
+  /**
+   * `stat` of a process's fd (`/proc/123/fd/0`), following the link; undefined when it cannot be read
+   * or is not a terminal, pipe or socket (a file on a network or FUSE file system is never asked: its
+   * `stat` could block).
+   */
   stat(path: string): FileIdentity | undefined;
-  /** `len` bytes of a process's memory at `address`; undefined when they cannot be read. */
-  readMemory?(pid: number, address: bigint, length: number): Uint8Array | undefined;
 }
 
 /** The fields of /proc/<pid>/stat the probe uses. */
@@ -195,9 +197,6 @@ export function readCallOf(syscall: ProcSyscall | undefined, arch: string): Read
 }
 
 const EPOLLIN = 0x1;
-const POLLIN = 0x1;
-/** Most fds a select or poll is looked into (FD_SETSIZE). */
-const MAX_FDS_LOOKED_AT = 1024;
 /** Most processes of one session looked at per probe (more are not looked at). */
 export const MAX_PROCESSES_PROBED = 256;
 
@@ -221,9 +220,8 @@ export interface InputWaitOptions {
  *
  * The processes looked at are the launcher and its descendants; with a terminal that is their
  * controlling terminal, only its foreground process group. The session waits when one of their
- * threads sleeps (state S) in a read of the input: read/readv on it, select/pselect or poll/ppoll with
- * it among the fds read (the fd sets are read from the process's memory; without access, only a
- * select whose only fd is 0 counts), epoll_wait on an instance watching it for input. It does not wait
+ * threads sleeps (state S) in a read of the input: read/readv on it, select/pselect of fd 0 alone when
+ * fd 0 is the input, epoll_wait on an instance watching it for input (from the instance's fdinfo). It does not wait
  * while any of those threads is running (state R) or in uninterruptible sleep (D): a program still
  * busy is not waiting, even if another of its threads reads.
  */
@@ -251,11 +249,9 @@ function budgeted(reader: ProcReader, reads: number): ProcReader {
     if (left < 0) throw OVER_BUDGET;
     return read();
   };
-  const memory = reader.readMemory?.bind(reader);
   return {
     readText: (path) => spend(() => reader.readText(path)),
     stat: (path) => spend(() => reader.stat(path)),
-    ...(memory ? { readMemory: (pid, address, length) => spend(() => memory(pid, address, length)) } : {}),
   };
 }
 
@@ -336,30 +332,14 @@ function readsInput(proc: ProcStat, call: ReadCall, input: InputIdentity, reader
   switch (call.kind) {
     case 'read':
       return isInput(call.fd);
-    case 'select': {
-      const nfds = Math.min(call.nfds, MAX_FDS_LOOKED_AT);
-      if (nfds <= 0 || call.readfds === 0n) return false;
-      const bytes = reader.readMemory?.(proc.pid, call.readfds, Math.ceil(nfds / 64) * 8);
-      if (!bytes) return nfds === 1 && isInput(0);
-      for (let fd = 0; fd < nfds; fd++) {
-        if ((bytes[fd >> 3]! >> (fd & 7)) & 1 && isInput(fd)) return true;
-      }
+    // Which fds a select or poll reads is in the process's memory, which is not read: a read of a
+    // sandboxed process's memory can be made to block (a page served by userfaultfd), and the host
+    // must never wait on what the sandbox controls. A select of fd 0 alone (nfds 1, a readline
+    // prompt: python3, bash) is the one case the arguments settle; a poll never counts.
+    case 'select':
+      return call.nfds === 1 && call.readfds !== 0n && isInput(0);
+    case 'poll':
       return false;
-    }
-    case 'poll': {
-      const nfds = Math.min(call.nfds, MAX_FDS_LOOKED_AT);
-      if (nfds <= 0 || call.fds === 0n) return false;
-      const bytes = reader.readMemory?.(proc.pid, call.fds, nfds * 8);
-      if (!bytes || bytes.length < nfds * 8) return false;
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let i = 0; i < nfds; i++) {
-        // struct pollfd { int fd; short events; short revents; }
-        const fd = view.getInt32(i * 8, true);
-        const events = view.getInt16(i * 8 + 4, true);
-        if (fd >= 0 && events & POLLIN && isInput(fd)) return true;
-      }
-      return false;
-    }
     case 'epoll': {
       const fdinfo = reader.readText(`/proc/${proc.pid}/fdinfo/${call.epfd}`);
       if (fdinfo === undefined) return false;
