@@ -40,7 +40,8 @@ On a terminal, output streams as it comes; a command still running after the fir
 attached at once (keys go to it, Ctrl-] detaches and leaves a prompt to poll it, write to it or
 attach again), and the end is shown as the exit code and the real elapsed time. With --receipt,
 --json, or when stdout is not a terminal, ux prints the receipt the model would read and, without a
-terminal, polls until the process exits.
+terminal, polls until the process exits; a command waiting for input is ended then (exit 1), since
+nobody can type into it.
 
 When a command needs approval, ux asks on the terminal and one key answers: [y] approve once,
 [a] approve for this session, [p] always allow (saves a prefix_rule to $UX_HOME/rules/default.rules:
@@ -207,8 +208,16 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
           await runSessionPrompt(door, terminal, promptState(sessionId, callId, tty, nextCall));
           return 0;
         }
-        // No person to attach: poll as a model would, until the process exits.
+        // No person to attach: poll as a model would, until the process exits. One that waits for
+        // input never will (nobody can type into it): said, and ended (the door's shutdown) rather
+        // than polled again, since each poll would answer at once.
         while (sessionId !== undefined) {
+          if (response.result?.waiting_for_input) {
+            io.stderr(
+              `ux: the command is waiting for input and nobody can type into it (no terminal); ending session ${sessionId}\n`,
+            );
+            return 1;
+          }
           response = await door.writeStdin(
             { session_id: sessionId, yield_time_ms: 30_000 },
             { callId: nextCall() },

@@ -94,8 +94,10 @@ describe('ux mcp results', () => {
   it('a running session, a poll and a stop: the next step says how, in both', async () => {
     // The default early-exit window: a command that runs on is reported running at its yield time.
     const { call } = await connect({ home: makeHome() });
-    const started = await call('exec_command', { cmd: 'cat', tty: true, yield_time_ms: 500 });
-    expect(started.result).toMatchObject({ status: 'running', command: 'cat' });
+    // sleep does not read its terminal: the poll after the write waits its whole yield (a `cat` would
+    // wait for input, and the poll answer as soon as that is known: waiting-for-input.integration.test.ts).
+    const started = await call('exec_command', { cmd: 'sleep 30', tty: true, yield_time_ms: 500 });
+    expect(started.result).toMatchObject({ status: 'running', command: 'sleep 30' });
     const id = started.result.session_id!;
     expect(started.text).toContain(`Process running with session ID ${id}\n`);
     expect(started.result.next_step).toContain(`write_stdin with session_id ${id}`);

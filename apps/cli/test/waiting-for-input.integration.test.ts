@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeHome, mcpClient } from './cli-harness.js';
+import { makeHome, mcpClient, runUx } from './cli-harness.js';
 
 useLeakCheck();
 
@@ -89,5 +89,14 @@ describe.runIf(process.platform === 'linux')('ux mcp: waiting for input', () => 
     expect(started.result.waiting_for_input).toBeUndefined();
     expect(started.text).not.toContain('waiting for input');
     await call('write_stdin', { session_id: started.result.session_id!, chars: '\u0003' });
+  });
+
+  it('ux exec --tty without a terminal: a command waiting for input is said and ended, not polled forever', async () => {
+    const result = await runUx(['exec', '--tty', '--', 'read -p "name? " x; echo "never $x"'], makeHome());
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('Process is waiting for input\n');
+    expect(result.stdout).toContain('name? ');
+    expect(result.stdout).not.toContain('never');
+    expect(result.stderr).toContain('waiting for input and nobody can type into it');
   });
 });
