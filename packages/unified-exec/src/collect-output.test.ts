@@ -110,3 +110,44 @@ describe('collectOutput', () => {
     expect(child.process.exitStatus()).toBeUndefined();
   });
 });
+
+describe('collectOutput and a process waiting for input', () => {
+  it('ends a wait far from its deadline once the process waits for input and its output is quiet', async () => {
+    const child = fakeProcess();
+    let asked = 0;
+    let waiting = false;
+    child.process.waitingForInput = () => {
+      asked += 1;
+      return waiting;
+    };
+    const tracker = new OutputTracker(child.process);
+    // A deadline an hour away: only the process's answer can end this wait within the test.
+    const collecting = collectOutput(child.process, tracker, Date.now() + 3_600_000, new PauseState());
+    child.print('>>> ');
+    waiting = true;
+    const result = await collecting;
+    expect(result).toMatchObject({ aborted: false, waitingForInput: true });
+    expect(result.output.text()).toBe('>>> ');
+    expect(asked).toBeGreaterThan(0);
+  });
+
+  it('never asks a process that cannot tell, and reports nothing about input', async () => {
+    const child = fakeProcess();
+    const tracker = new OutputTracker(child.process);
+    const result = await collectOutput(child.process, tracker, Date.now() + 300, new PauseState());
+    expect(result.waitingForInput).toBeUndefined();
+  });
+
+  it('a process that is not waiting runs to the deadline: the wait ends without the flag', async () => {
+    const child = fakeProcess();
+    let asked = 0;
+    child.process.waitingForInput = () => {
+      asked += 1;
+      return false;
+    };
+    const tracker = new OutputTracker(child.process);
+    const result = await collectOutput(child.process, tracker, Date.now() + 700, new PauseState());
+    expect(result.waitingForInput).toBeUndefined();
+    expect(asked).toBeGreaterThan(0);
+  });
+});
