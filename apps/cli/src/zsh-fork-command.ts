@@ -68,6 +68,7 @@ async function build(args: string[], io: Io): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
+    { commandLine: 'ux zsh-fork build' },
   );
   if (values.help) {
     io.stdout(ZSH_FORK_HELP);
@@ -131,6 +132,7 @@ async function status(args: string[], io: Io): Promise<number> {
     args,
     { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     HELP_COMMAND,
+    { commandLine: 'ux zsh-fork status' },
   );
   if (values.help) {
     io.stdout(ZSH_FORK_HELP);
