@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
 import {
   type ApprovalPolicy,
+  type ApprovalRequest,
   readableText,
   sandboxModes,
   simpleApprovalPolicies,
@@ -123,13 +124,18 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     throw new UxError('config_error', `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
+  // The terminal view, once it runs, shows the command's output so far before a per-exec question.
+  const questionHooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> } = {};
   const door = await createCliDoor(session, {
     policy,
     cwd,
     env: io.env,
     platform: io.platform,
     reviewer: terminal
-      ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
+      ? createTerminalReviewer(terminal, {
+          ruleFile: join(session.rulesDirectory, 'default.rules'),
+          beforeQuestion: (request) => questionHooks.beforeQuestion?.(request),
+        })
       : createNoTerminalReviewer(io.stderr),
     reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
@@ -175,7 +181,9 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     }
     // A person at a terminal gets the live view; receipts are for --receipt, --json and pipes.
     if (terminal && !values.json && !values.receipt)
-      return await finish(runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal));
+      return await finish(
+        runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal, questionHooks),
+      );
     return await finish(
       (async () => {
         const callId = nextCall();

@@ -1,6 +1,7 @@
-import { MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
+import { type ApprovalRequest, MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
+import { OutputShownEarly } from './output-shown-early.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import type { Terminal } from './terminal.js';
 
@@ -22,6 +23,42 @@ export async function runTerminalView(
   door: UnifiedExec,
   command: TerminalViewCommand,
   terminal: Terminal,
+  /** The terminal reviewer's hook, set here: the output so far goes out before a per-exec question. */
+  hooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> } = {},
+): Promise<number> {
+  // An abort at a per-exec question (ZshFork) refuses the program and ends the command, attached or
+  // not (the door stops the turn then: `turn_aborted`); the view says so at the end.
+  const perExec = { asked: false, aborted: false };
+  const stop = door.onEvent((event: UxEvent) => {
+    if (
+      event.type === 'exec_approval_request' &&
+      event.call_id === command.callId &&
+      event.approval_id !== undefined
+    )
+      perExec.asked = true;
+    if (event.type === 'turn_aborted' && perExec.asked) perExec.aborted = true;
+  });
+  try {
+    const code = await view(door, command, terminal, perExec, hooks);
+    if (perExec.aborted && code !== ABORTED) {
+      terminal.write('[ux: aborted at the question: the program was refused and the command was ended]\n');
+      return ABORTED;
+    }
+    return code;
+  } finally {
+    stop();
+  }
+}
+
+/** `ux exec`'s exit code when a person aborted at a question. */
+const ABORTED = 130;
+
+async function view(
+  door: UnifiedExec,
+  command: TerminalViewCommand,
+  terminal: Terminal,
+  perExec: { asked: boolean; aborted: boolean },
+  hooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> },
 ): Promise<number> {
   let typedAhead = '';
   const releaseKeys = terminal.raw((data) => {
@@ -35,6 +72,28 @@ export async function runTerminalView(
   // only after that window) shows its real time; a question to the person restarts it at the Begin,
   // so the time spent answering is not the command's.
   let asked = false;
+  // A per-exec question (ZshFork) comes while the command runs, before this call's result: what the
+  // command printed so far goes out first, so the question follows the script's earlier lines.
+  const early = new OutputShownEarly();
+  let firstCallDone = false;
+  const showEarly = () => {
+    // Once the first result is in, output streams as it comes (attach): nothing to show early.
+    if (firstCallDone) return;
+    const text = early.next(door.outputSoFar(command.callId));
+    if (text !== '') terminal.write(text);
+  };
+  // The shell printed its earlier lines before it started the program, but they may still be on their
+  // way from the terminal: wait until the output has been still for a moment (at most ~100 ms).
+  hooks.beforeQuestion = async (request) => {
+    if (request.call_id !== command.callId || request.approval_id === undefined || firstCallDone) return;
+    for (let i = 0, last = -1; i < 5; i++) {
+      const length = door.outputSoFar(command.callId)?.length ?? 0;
+      if (length === last) break;
+      last = length;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    showEarly();
+  };
   const noteStart = door.onEvent((event: UxEvent) => {
     if (event.type === 'exec_approval_request' && event.call_id === command.callId) asked = true;
     if (event.type === 'exec_command_begin' && event.call_id === command.callId && asked)
@@ -58,11 +117,24 @@ export async function runTerminalView(
     noteStart();
   }
   const result = response.result;
-  // Abort at a question (a program the zsh fork intercepted) stops waiting, never the command: a
-  // command that ended meanwhile is shown as ended, one still running is at the prompt.
+  // What the command printed after the last question and before an abort there ended it.
+  if (response.aborted && perExec.aborted) showEarly();
+  firstCallDone = true;
+  // An abort at a per-exec question (a program the zsh fork intercepted) refused the program and
+  // ended the command: wait for its end and say so. Any other abort stops waiting, never the command:
+  // a command that ended meanwhile is shown as ended, one still running is at the prompt.
   const running = response.aborted
     ? door.processes().find((process) => !before.has(process.sessionId) && process.running)
     : undefined;
+  if (response.aborted && result.exit_code === undefined && perExec.aborted) {
+    releaseKeys();
+    if (running) await processEnded(door, running.sessionId);
+    if (!early.atLineStart) terminal.write('\n');
+    terminal.write(
+      `[ux: aborted at the question: the program was refused and the command was ended after ${formatElapsed(Date.now() - startedAt)}]\n`,
+    );
+    return ABORTED;
+  }
   if (response.aborted && result.exit_code === undefined) {
     releaseKeys();
     if (!running) {
@@ -88,7 +160,8 @@ export async function runTerminalView(
   }
   if (result.session_id !== undefined)
     terminal.write(attachStatus({ sessionId: result.session_id, tty: command.tty }));
-  if (result.output !== '') terminal.write(result.output);
+  const rest = early.rest(result.output);
+  if (rest !== '') terminal.write(rest);
   for (const notice of result.sandbox_notices ?? [])
     terminal.write(`[ux sandbox: ${readableText(notice)}]\n`);
   if (result.session_id === undefined) {
@@ -119,6 +192,21 @@ export async function runTerminalView(
   };
   await runSessionPrompt(door, terminal, state);
   return 0;
+}
+
+/** Resolves when session `sessionId` has ended (its End event), at once when it is not running. */
+function processEnded(door: UnifiedExec, sessionId: number): Promise<void> {
+  return new Promise((resolve) => {
+    let stop: (() => void) | undefined;
+    const done = () => {
+      stop?.();
+      resolve();
+    };
+    stop = door.onEvent((event) => {
+      if (event.type === 'exec_command_end' && event.process_id === String(sessionId)) done();
+    });
+    if (!door.processes().some((process) => process.sessionId === sessionId && process.running)) done();
+  });
 }
 
 /** About 4 MB: more than the 1 MiB the door keeps, so the whole kept output is shown. */

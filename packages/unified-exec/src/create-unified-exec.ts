@@ -151,6 +151,12 @@ export interface UnifiedExec {
   handleOp(op: unknown): Promise<void>;
   /** The stored processes. */
   processes(): ProcessInfo[];
+  /**
+   * What the ZshFork command of call `callId` printed so far, while it runs, without taking it from
+   * the model's next result: a terminal shows it before a per-exec question, so the question comes
+   * after the script's earlier output. Undefined when the call has no such command running.
+   */
+  outputSoFar(callId: string): Uint8Array | undefined;
 }
 
 /** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
@@ -261,6 +267,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     },
     isShutDown: () => shutDown,
     abortTurn: () => interrupt(),
+    interceptions: new Map(),
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
     helperPaths: options.helperPaths ?? [],
@@ -421,6 +428,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
         sandbox: entry.launched.sandboxType,
       }));
     },
+    outputSoFar: (callId) => door.interceptions?.get(callId)?.outputSoFar(),
   };
 }
 
