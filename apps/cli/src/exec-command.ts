@@ -17,6 +17,7 @@ import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { someoneCanAnswer } from './mcp-policy-words.js';
 import { missingToolsReason } from './missing-tools-reason.js';
+import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
 import {
   loadPolicySession,
@@ -172,7 +173,31 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       if (tty) io.stderr('ux: warning: shell_command has no terminal; --tty is ignored\n');
       return await finish(
         (async () => {
-          const response = await door.shellCommand({ command: cmd }, { callId: nextCall() });
+          const callId = nextCall();
+          // On a terminal, a per-exec question comes after what the command printed so far (the
+          // receipt at the end still holds all of it), and an abort there ends the command.
+          const early = new OutputShownEarly();
+          let perExecAsked = false;
+          if (terminal && !values.json)
+            questionHooks.beforeQuestion = async (request) => {
+              if (request.call_id !== callId || request.approval_id === undefined) return;
+              perExecAsked = true;
+              await outputQuiet(() => door.outputSoFar(callId)?.length ?? 0);
+              const text = early.next(door.outputSoFar(callId));
+              if (text !== '') terminal.write(text.endsWith('\n') ? text : `${text}\n`);
+            };
+          // An abort at that question stops the turn (`turn_aborted`) and ends the command.
+          let perExecAborted = false;
+          const stopWatch = door.onEvent((event) => {
+            if (event.type === 'turn_aborted' && perExecAsked) perExecAborted = true;
+          });
+          const response = await door.shellCommand({ command: cmd }, { callId }).finally(stopWatch);
+          if (perExecAborted && terminal && !values.json) {
+            terminal.write(
+              '[ux: aborted at the question: the program was refused and the command was ended]\n',
+            );
+            return 130;
+          }
           print(response);
           if (!response.success) return 1;
           return Number(/^Exit code: (-?\d+)/.exec(response.text)?.[1] ?? 1);

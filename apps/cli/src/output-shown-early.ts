@@ -46,3 +46,17 @@ export function utf8Boundary(bytes: Uint8Array): number {
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   return continuation + 1 >= length ? bytes.length : i - 1;
 }
+
+/**
+ * Waits until `length()` (the bytes a command printed so far) stops growing for a moment, at most
+ * about 100 ms: the lines a shell printed before it started a program may still be on their way from
+ * the terminal when the question about that program arrives.
+ */
+export async function outputQuiet(length: () => number): Promise<void> {
+  for (let i = 0, last = -1; i < 5; i++) {
+    const now = length();
+    if (now === last) return;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

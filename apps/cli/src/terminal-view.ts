@@ -1,7 +1,7 @@
 import { type ApprovalRequest, MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
-import { OutputShownEarly } from './output-shown-early.js';
+import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import type { Terminal } from './terminal.js';
 
@@ -86,12 +86,7 @@ async function view(
   // way from the terminal: wait until the output has been still for a moment (at most ~100 ms).
   hooks.beforeQuestion = async (request) => {
     if (request.call_id !== command.callId || request.approval_id === undefined || firstCallDone) return;
-    for (let i = 0, last = -1; i < 5; i++) {
-      const length = door.outputSoFar(command.callId)?.length ?? 0;
-      if (length === last) break;
-      last = length;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await outputQuiet(() => door.outputSoFar(command.callId)?.length ?? 0);
     showEarly();
   };
   const noteStart = door.onEvent((event: UxEvent) => {

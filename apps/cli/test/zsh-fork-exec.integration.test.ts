@@ -95,6 +95,24 @@ describe('ux exec through the zsh fork', () => {
     expect(existsSync(join(home.workspace, 'two'))).toBe(false);
   });
 
+  it('shell_zsh_fork alone (one shot): the output so far comes before the question, and x ends the command', async () => {
+    const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n', { composed: false });
+    const session = await startUxInTerminal(
+      ['exec', '--', 'T=touch; echo first-$((0+1)); $T one; echo never-$((1+1))'],
+      home,
+    );
+    await session.waitFor('program: touch one');
+    await session.waitFor('Press y/x');
+    const screen = session.screen;
+    expect(screen.indexOf('first-1')).toBeGreaterThanOrEqual(0);
+    expect(screen.indexOf('first-1')).toBeLessThan(screen.indexOf('a running command wants'));
+    await session.type('x');
+    await session.waitFor('[ux: aborted at the question: the program was refused and the command was ended]');
+    expect(await session.exitCode()).toBe(130);
+    expect(session.screen).not.toContain('never-2');
+    expect(existsSync(join(home.workspace, 'one'))).toBe(false);
+  });
+
   it('says how to build the fork instead of running commands direct when it is missing', async () => {
     const home = forkHome('', { zshPath: null });
     const result = await runUx(['exec', '--', 'echo hi'], home);

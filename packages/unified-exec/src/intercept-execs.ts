@@ -136,8 +136,8 @@ export function interceptExecs(
           // process group) before the refusal reaches the wrapper, so not one more line of the script
           // runs; every call waiting on it returns.
           aborted = true;
-          if (current) void current.process.terminate();
           door.abortTurn();
+          if (current) void current.process.terminate();
         }
         return { action: 'deny', reason: decision.reason };
       }
