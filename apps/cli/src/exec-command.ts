@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
 import {
   type ApprovalPolicy,
-  type ApprovalRequest,
   readableText,
   sandboxModes,
   simpleApprovalPolicies,
@@ -28,6 +27,7 @@ import {
 } from './policy-options.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
+import type { QuestionHooks } from './terminal-view.js';
 import { runTerminalView } from './terminal-view.js';
 import { UsageError } from './usage-error.js';
 
@@ -126,7 +126,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
   // The terminal view, once it runs, shows the command's output so far before a per-exec question.
-  const questionHooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> } = {};
+  const questionHooks: QuestionHooks = {};
   const door = await createCliDoor(session, {
     policy,
     cwd,
@@ -136,6 +136,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       ? createTerminalReviewer(terminal, {
           ruleFile: join(session.rulesDirectory, 'default.rules'),
           beforeQuestion: (request) => questionHooks.beforeQuestion?.(request),
+          onAnswer: (request, decision) => questionHooks.onAnswer?.(request, decision),
         })
       : createNoTerminalReviewer(io.stderr),
     reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
@@ -177,21 +178,20 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
           // On a terminal, a per-exec question comes after what the command printed so far (the
           // receipt at the end still holds all of it), and an abort there ends the command.
           const early = new OutputShownEarly();
-          let perExecAsked = false;
           if (terminal && !values.json)
             questionHooks.beforeQuestion = async (request) => {
               if (request.call_id !== callId || request.approval_id === undefined) return;
-              perExecAsked = true;
               await outputQuiet(() => door.outputSoFar(callId)?.length ?? 0);
               const text = early.next(door.outputSoFar(callId));
               if (text !== '') terminal.write(text.endsWith('\n') ? text : `${text}\n`);
             };
-          // An abort at that question stops the turn (`turn_aborted`) and ends the command.
+          // An abort at that question ends the command.
           let perExecAborted = false;
-          const stopWatch = door.onEvent((event) => {
-            if (event.type === 'turn_aborted' && perExecAsked) perExecAborted = true;
-          });
-          const response = await door.shellCommand({ command: cmd }, { callId }).finally(stopWatch);
+          questionHooks.onAnswer = (request, decision) => {
+            if (request.call_id === callId && request.approval_id !== undefined && decision.type === 'abort')
+              perExecAborted = true;
+          };
+          const response = await door.shellCommand({ command: cmd }, { callId });
           if (perExecAborted && terminal && !values.json) {
             terminal.write(
               '[ux: aborted at the question: the program was refused and the command was ended]\n',

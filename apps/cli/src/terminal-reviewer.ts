@@ -24,6 +24,8 @@ export interface TerminalReviewerOptions extends ApprovalTextOptions {
    * there, so a per-exec question follows the lines the script printed before it).
    */
   beforeQuestion?: (request: ApprovalRequest) => Promise<void> | void;
+  /** Told each answer given here (`ux exec`'s view says so when an abort ended the command). */
+  onAnswer?: (request: ApprovalRequest, decision: ReviewDecision) => void;
 }
 
 export function createTerminalReviewer(terminal: Terminal, options: TerminalReviewerOptions): Reviewer {
@@ -37,7 +39,9 @@ export function createTerminalReviewer(terminal: Terminal, options: TerminalRevi
         if (!signal.aborted) await options.beforeQuestion?.(request);
         const screen = terminal.hold();
         try {
-          return await ask(screen, terminal, request, signal, options);
+          const decision = await ask(screen, terminal, request, signal, options);
+          options.onAnswer?.(request, decision);
+          return decision;
         } finally {
           screen.release();
         }

@@ -1,9 +1,21 @@
-import { type ApprovalRequest, MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
+import {
+  type ApprovalRequest,
+  MIN_YIELD_TIME_MS,
+  type ReviewDecision,
+  readableText,
+  type UxEvent,
+} from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
 import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import type { Terminal } from './terminal.js';
+
+/** The terminal reviewer's hooks, which the view sets while it runs. */
+export interface QuestionHooks {
+  beforeQuestion?: (request: ApprovalRequest) => Promise<void>;
+  onAnswer?: (request: ApprovalRequest, decision: ReviewDecision) => void;
+}
 
 export interface TerminalViewCommand {
   cmd: string;
@@ -24,20 +36,15 @@ export async function runTerminalView(
   command: TerminalViewCommand,
   terminal: Terminal,
   /** The terminal reviewer's hook, set here: the output so far goes out before a per-exec question. */
-  hooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> } = {},
+  hooks: QuestionHooks = {},
 ): Promise<number> {
   // An abort at a per-exec question (ZshFork) refuses the program and ends the command, attached or
-  // not (the door stops the turn then: `turn_aborted`); the view says so at the end.
-  const perExec = { asked: false, aborted: false };
-  const stop = door.onEvent((event: UxEvent) => {
-    if (
-      event.type === 'exec_approval_request' &&
-      event.call_id === command.callId &&
-      event.approval_id !== undefined
-    )
-      perExec.asked = true;
-    if (event.type === 'turn_aborted' && perExec.asked) perExec.aborted = true;
-  });
+  // not; the view says so at the end.
+  const perExec = { aborted: false };
+  hooks.onAnswer = (request, decision) => {
+    if (request.call_id === command.callId && request.approval_id !== undefined && decision.type === 'abort')
+      perExec.aborted = true;
+  };
   try {
     const code = await view(door, command, terminal, perExec, hooks);
     if (perExec.aborted && code !== ABORTED) {
@@ -46,7 +53,8 @@ export async function runTerminalView(
     }
     return code;
   } finally {
-    stop();
+    hooks.onAnswer = undefined;
+    hooks.beforeQuestion = undefined;
   }
 }
 
@@ -57,8 +65,8 @@ async function view(
   door: UnifiedExec,
   command: TerminalViewCommand,
   terminal: Terminal,
-  perExec: { asked: boolean; aborted: boolean },
-  hooks: { beforeQuestion?: (request: ApprovalRequest) => Promise<void> },
+  perExec: { aborted: boolean },
+  hooks: QuestionHooks,
 ): Promise<number> {
   let typedAhead = '';
   const releaseKeys = terminal.raw((data) => {
