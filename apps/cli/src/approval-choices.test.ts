@@ -52,3 +52,45 @@ describe('a network question', () => {
     expect(approvalChoices(narrow).map((choice) => choice.key)).toEqual(['y', 'n']);
   });
 });
+
+describe('a per-exec question (a program the zsh fork intercepted)', () => {
+  const perExec: ApprovalRequest = {
+    call_id: 'c1',
+    approval_id: '7',
+    command: ['/usr/bin/touch', 'two'],
+    display_command: 'touch two',
+    parent_command: 'echo a; touch two; echo b',
+    cwd: '/work',
+    policy_reason: '`/usr/bin/touch two` requires approval by policy (a program the command runs)',
+    unsandboxed: 'now',
+    retry: false,
+    available_decisions: ['approved', 'abort'],
+  };
+
+  it('names the command that runs the program', () => {
+    expect(approvalHeadline(perExec)).toBe('a running command wants to start this program; allow it?');
+    expect(approvalDetails(perExec).slice(0, 3)).toEqual([
+      { label: 'program', text: 'touch two' },
+      { label: 'run by', text: 'echo a; touch two; echo b' },
+      { label: 'in', text: '/work' },
+    ]);
+    const { parent_command: _, ...without } = perExec;
+    expect(approvalDetails(without).map((detail) => detail.label)).not.toContain('run by');
+  });
+
+  it('shows a parent command holding control characters as escapes, and says so', () => {
+    const details = approvalDetails({ ...perExec, parent_command: 'echo a\r\u001b[2Kls' });
+    expect(details.find((detail) => detail.label === 'run by')?.text).toBe('echo a\\r\\e[2Kls');
+    expect(details.find((detail) => detail.label === 'note')?.text).toMatch(/^the command running it holds/);
+  });
+
+  it('offers approve or abort, and abort says it ends the command', () => {
+    expect(approvalChoices(perExec).map((choice) => [choice.key, choice.label, choice.title])).toEqual([
+      ['y', 'approve once', 'Approve once'],
+      ['x', 'abort (refuse it and end the command)', 'Abort (refuse it and end the command)'],
+    ]);
+    // A whole command's abort keeps its words.
+    const { approval_id: _, ...whole } = perExec;
+    expect(approvalChoices(whole).at(-1)?.label).toBe('abort (stop waiting for this command)');
+  });
+});

@@ -48,6 +48,11 @@ const BASIC: (Omit<ApprovalChoice, 'decision'> & { type: ReviewDecisionType })[]
   },
 ];
 
+const PER_EXEC_ABORT = {
+  label: 'abort (refuse it and end the command)',
+  title: 'Abort (refuse it and end the command)',
+};
+
 /**
  * The answers a request allows, in the order they are offered: approve once, for the session, always
  * for the proposed prefix (when there is one), deny, abort. The terminal and MCP reviewers both ask
@@ -55,9 +60,15 @@ const BASIC: (Omit<ApprovalChoice, 'decision'> & { type: ReviewDecisionType })[]
  */
 export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
   if (request.network_approval_context) return networkChoices(request, request.network_approval_context.host);
+  const perExec = request.approval_id !== undefined;
   const choices: ApprovalChoice[] = BASIC.filter((choice) =>
     request.available_decisions.includes(choice.type),
-  ).map(({ type, ...rest }) => ({ ...rest, decision: { type } as ReviewDecision }));
+  ).map(({ type, ...rest }) => ({
+    ...rest,
+    // At a program a running command starts, abort refuses it and ends that command.
+    ...(type === 'abort' && perExec ? PER_EXEC_ABORT : {}),
+    decision: { type } as ReviewDecision,
+  }));
   const prefix = request.proposed_execpolicy_amendment;
   if (prefix && request.available_decisions.includes('approved_execpolicy_amendment')) {
     const at = choices.findIndex(

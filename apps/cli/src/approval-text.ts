@@ -57,6 +57,10 @@ function execDetails(request: ApprovalRequest): { label: string; text: string }[
             : 'command',
       text: request.display_command ?? shlexJoin(request.command),
     },
+    // Which command is starting the program: the script a person approved or launched.
+    ...(request.approval_id !== undefined && request.parent_command !== undefined
+      ? [{ label: 'run by', text: request.parent_command }]
+      : []),
     { label: 'in', text: request.cwd },
   ];
   const why = request.policy_reason ?? request.reason;
@@ -80,6 +84,7 @@ function networkDetails(request: ApprovalRequest): { label: string; text: string
 const ESCAPED_NAMES: Record<string, string> = {
   command: 'the command',
   program: 'the program',
+  'run by': 'the command running it',
   patch: 'the patch',
   in: 'the directory',
   why: 'the reason',

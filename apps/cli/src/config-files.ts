@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import {
   applyConfigOverrides,
   type ConfigOverride,
+  everyConfigError,
   parseRequirements,
   parseTomlDocument,
   parseUserConfig,
@@ -54,6 +55,41 @@ export function loadConfiguration(
     user: userDocument && parseUserConfig(userDocument),
     requirements: requirementsDocument && parseRequirements(requirementsDocument),
   };
+}
+
+/**
+ * Every mistake in config.toml (with the `-c` overrides) and in the requirements, each a `ConfigError`
+ * at file:line:column, not only the first as `loadConfiguration` throws it: for `ux doctor`. A file that
+ * is not valid TOML is one mistake (the parser cannot go on past it). Empty when both parse.
+ */
+export function everyConfigurationError(
+  env: NodeJS.ProcessEnv,
+  overrides: readonly ConfigOverride[] = [],
+): ConfigError[] {
+  const paths = configPaths(env);
+  const errors: ConfigError[] = [];
+  const parseFile = (path: string): TomlDocument | undefined => {
+    try {
+      return readTomlFile(path);
+    } catch (error) {
+      if (!ConfigError.isInstance(error)) throw error;
+      errors.push(error);
+      return undefined;
+    }
+  };
+  const file = parseFile(paths.userConfig);
+  if (errors.length === 0 || overrides.length > 0) {
+    try {
+      const document = overrides.length > 0 ? applyConfigOverrides(file, overrides, paths.userConfig) : file;
+      if (document) errors.push(...everyConfigError(document, parseUserConfig));
+    } catch (error) {
+      if (!ConfigError.isInstance(error)) throw error;
+      errors.push(error);
+    }
+  }
+  const requirements = parseFile(paths.requirements);
+  if (requirements) errors.push(...everyConfigError(requirements, parseRequirements));
+  return errors;
 }
 
 function readTomlFile(path: string): TomlDocument | undefined {

@@ -1,10 +1,11 @@
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator';
 import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
 import type { LocalSpawner } from '@ux/spawn';
 import { type CliSession, loadCliSession } from './cli-session.js';
-import { configPaths } from './config-files.js';
-import { doctorConfigChecks } from './doctor-config-checks.js';
+import { configPaths, everyConfigurationError } from './config-files.js';
+import { doctorConfigChecks, doctorRuleChecks } from './doctor-config-checks.js';
 import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
 import { doctorNetworkChecks } from './doctor-network-checks.js';
 import { doctorReviewChecks } from './doctor-review-checks.js';
@@ -72,33 +73,48 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
 
   const paths = configPaths(io.env);
   let session: CliSession | undefined;
-  try {
-    session = loadCliSession(io, {
-      ...(values.profile === undefined ? {} : { profile: values.profile }),
-      configOverrides,
-    });
-    const { user, requirements } = session.configuration;
+  // Every mistake in config.toml and the requirements at once, each at its file:line, rather than
+  // the first one loadCliSession throws.
+  const configErrors = everyConfigurationError(io.env, configOverrides);
+  for (const error of configErrors)
     checks.push({
-      name: 'config',
-      status: 'ok',
-      detail: user ? `${paths.userConfig}: parsed` : `${paths.userConfig}: not present, defaults apply`,
-    });
-    checks.push({
-      name: 'requirements',
-      status: 'ok',
-      detail: requirements
-        ? `${paths.requirements}: parsed`
-        : `${paths.requirements}: not present, nothing is pinned`,
-    });
-  } catch (error) {
-    if (!ConfigError.isInstance(error) && !UxError.isInstance(error)) throw error;
-    checks.push({
-      name: 'configuration',
+      name: error.file === paths.requirements ? 'requirements' : 'config',
       status: 'fail',
       detail: error.message,
       fix: 'correct the file at the position named',
     });
+  if (configErrors.length === 0) {
+    try {
+      session = loadCliSession(io, {
+        ...(values.profile === undefined ? {} : { profile: values.profile }),
+        configOverrides,
+      });
+      const { user, requirements } = session.configuration;
+      checks.push({
+        name: 'config',
+        status: 'ok',
+        detail: user ? `${paths.userConfig}: parsed` : `${paths.userConfig}: not present, defaults apply`,
+      });
+      checks.push({
+        name: 'requirements',
+        status: 'ok',
+        detail: requirements
+          ? `${paths.requirements}: parsed`
+          : `${paths.requirements}: not present, nothing is pinned`,
+      });
+    } catch (error) {
+      if (!ConfigError.isInstance(error) && !UxError.isInstance(error)) throw error;
+      checks.push({
+        name: 'configuration',
+        status: 'fail',
+        detail: error.message,
+        fix: 'correct the file at the position named',
+      });
+    }
   }
+  // Without a session the rule files of $UX_HOME/rules are still checked, so one run names them too.
+  if (!session)
+    checks.push(...(await doctorRuleChecks({ directory: join(paths.home, 'rules'), files: [] }, io.env)));
 
   if (session) {
     const { settings } = session;

@@ -1,7 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { listRuleFiles, loadRuleFiles } from '@ux/orchestrator';
-import { ConfigError, closeMatches, didYouMean, formatLocation, UxError } from '@ux/protocol/core';
+import type { SourceLocation } from '@ux/features';
+import { everyRuleFileError, listRuleFiles, loadRuleFiles } from '@ux/orchestrator';
+import { closeMatches, didYouMean, formatLocation, UxError } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import type { Io } from './io.js';
@@ -20,9 +22,33 @@ export async function doctorConfigChecks(session: CliSession, io: Io): Promise<D
   ];
 }
 
+/** Where the rule files are: `$UX_HOME/rules`, and `rules = […]` with where it was written. */
+export interface RuleSources {
+  directory: string;
+  /** `rules = […]`'s files (absolute). */
+  files: readonly string[];
+  configured?: { location: SourceLocation };
+}
+
 /** The rule files of `$UX_HOME/rules` and `rules = […]`, loaded as `createCliDoor` loads them. */
 async function ruleChecks(session: CliSession, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
-  const directory = session.rulesDirectory;
+  const configured = session.configuration.user?.session.rules;
+  return await doctorRuleChecks(
+    {
+      directory: session.rulesDirectory,
+      files: session.settings.rules,
+      ...(configured ? { configured } : {}),
+    },
+    env,
+  );
+}
+
+/**
+ * Every rule file that is missing or does not parse, each with its file:line; also run when the
+ * config files have mistakes (then with the rules directory only), so one run lists them all.
+ */
+export async function doctorRuleChecks(sources: RuleSources, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const directory = sources.directory;
   let listed: string[];
   try {
     listed = await listRuleFiles(directory);
@@ -32,32 +58,38 @@ async function ruleChecks(session: CliSession, env: NodeJS.ProcessEnv): Promise<
       { name: 'rules', status: 'fail', detail: error.message, fix: `make ${directory} a readable directory` },
     ];
   }
-  const configured = session.configuration.user?.session.rules;
-  const files = [...listed, ...session.settings.rules];
+  const configured = sources.configured;
+  const files = [...listed, ...sources.files];
   const options = { homeDir: env.HOME ?? homedir() };
   const failures: DoctorCheck[] = [];
-  // One file at a time, so that every broken file is named, not only the first.
+  // One file at a time, and every call of each, so that every mistake is named, not only the first.
   for (const file of files) {
+    const listedAt = listed.includes(file)
+      ? `move it out of ${directory}`
+      : `remove it from rules = […]${configured ? ` at ${formatLocation(configured.location)}` : ''}`;
+    let text: string;
     try {
-      await loadRuleFiles([file], options);
+      text = await readFile(file, 'utf8');
     } catch (error) {
-      if (!UxError.isInstance(error)) throw error;
-      const listedAt = listed.includes(file)
-        ? `move it out of ${directory}`
-        : `remove it from rules = […]${configured ? ` at ${formatLocation(configured.location)}` : ''}`;
-      const missing = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-      const unread = ConfigError.isInstance(error) && error.line === undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      failures.push({
+        name: 'rules',
+        status: 'fail',
+        detail: `${file}: cannot read the rule file: ${error instanceof Error ? error.message : String(error)}`,
+        fix:
+          code === 'ENOENT'
+            ? `create ${file}, or ${listedAt}`
+            : `make ${file} a readable file, or ${listedAt}`,
+      });
+      continue;
+    }
+    for (const error of everyRuleFileError(text, file, options))
       failures.push({
         name: 'rules',
         status: 'fail',
         detail: error.message,
-        fix: missing
-          ? `create ${file}, or ${listedAt}`
-          : unread
-            ? `make ${file} a readable file, or ${listedAt}`
-            : `correct the rule at the position named, or ${listedAt}`,
+        fix: `correct the rule at the position named, or ${listedAt}`,
       });
-    }
   }
   if (failures.length > 0) return failures;
   try {

@@ -16,6 +16,7 @@ import { createCliDoor } from './create-cli-door.js';
 import type { Io } from './io.js';
 import { someoneCanAnswer } from './mcp-policy-words.js';
 import { missingToolsReason } from './missing-tools-reason.js';
+import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
 import {
   loadPolicySession,
@@ -26,6 +27,7 @@ import {
 } from './policy-options.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
+import type { QuestionHooks } from './terminal-view.js';
 import { runTerminalView } from './terminal-view.js';
 import { UsageError } from './usage-error.js';
 
@@ -124,13 +126,19 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     throw new UxError('config_error', `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
+  // The terminal view, once it runs, shows the command's output so far before a per-exec question.
+  const questionHooks: QuestionHooks = {};
   const door = await createCliDoor(session, {
     policy,
     cwd,
     env: io.env,
     platform: io.platform,
     reviewer: terminal
-      ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
+      ? createTerminalReviewer(terminal, {
+          ruleFile: join(session.rulesDirectory, 'default.rules'),
+          beforeQuestion: (request) => questionHooks.beforeQuestion?.(request),
+          onAnswer: (request, decision) => questionHooks.onAnswer?.(request, decision),
+        })
       : createNoTerminalReviewer(io.stderr),
     reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
@@ -167,7 +175,30 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       if (tty) io.stderr('ux: warning: shell_command has no terminal; --tty is ignored\n');
       return await finish(
         (async () => {
-          const response = await door.shellCommand({ command: cmd }, { callId: nextCall() });
+          const callId = nextCall();
+          // On a terminal, a per-exec question comes after what the command printed so far (the
+          // receipt at the end still holds all of it), and an abort there ends the command.
+          const early = new OutputShownEarly();
+          if (terminal && !values.json)
+            questionHooks.beforeQuestion = async (request) => {
+              if (request.call_id !== callId || request.approval_id === undefined) return;
+              await outputQuiet(() => door.outputSoFar(callId)?.length ?? 0);
+              const text = early.next(door.outputSoFar(callId));
+              if (text !== '') terminal.write(text.endsWith('\n') ? text : `${text}\n`);
+            };
+          // An abort at that question ends the command.
+          let perExecAborted = false;
+          questionHooks.onAnswer = (request, decision) => {
+            if (request.call_id === callId && request.approval_id !== undefined && decision.type === 'abort')
+              perExecAborted = true;
+          };
+          const response = await door.shellCommand({ command: cmd }, { callId });
+          if (perExecAborted && terminal && !values.json) {
+            terminal.write(
+              '[ux: aborted at the question: the program was refused and the command was ended]\n',
+            );
+            return 130;
+          }
           print(response);
           if (!response.success) return 1;
           return Number(/^Exit code: (-?\d+)/.exec(response.text)?.[1] ?? 1);
@@ -176,7 +207,9 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     }
     // A person at a terminal gets the live view; receipts are for --receipt, --json and pipes.
     if (terminal && !values.json && !values.receipt)
-      return await finish(runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal));
+      return await finish(
+        runTerminalView(door, { cmd, tty, callId: nextCall(), nextCall }, terminal, questionHooks),
+      );
     return await finish(
       (async () => {
         const callId = nextCall();

@@ -48,7 +48,7 @@ export function featuresCommand(args: string[], io: Io): number {
   if (sub !== 'list' && sub !== 'explain') {
     throw new UsageError(`unknown features command "${sub}"; expected list or explain`, 'ux features --help');
   }
-  const { values, positionals } = parseFeatureOptions(rest);
+  const { values, positionals } = parseFeatureOptions(rest, sub);
   if (values.help) {
     io.stdout(FEATURES_HELP);
     return 0;
@@ -92,7 +92,7 @@ export function featuresCommand(args: string[], io: Io): number {
   return 0;
 }
 
-function parseFeatureOptions(args: string[]) {
+function parseFeatureOptions(args: string[], sub: string) {
   return parseOptions(
     args,
     {
@@ -104,6 +104,7 @@ function parseFeatureOptions(args: string[]) {
       help: { type: 'boolean', short: 'h' },
     },
     'ux features --help',
+    { commandLine: `ux features ${sub}` },
   );
 }
 

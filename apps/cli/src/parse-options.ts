@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { didYouMean } from '@ux/protocol/core';
+import { codexSpelling } from './codex-spellings.js';
 import { displayCommand } from './display-command.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,6 +15,8 @@ export interface ParseSettings {
    * first of them is probably the command's own, and the message says to put the command after `--`.
    */
   takesCommand?: boolean;
+  /** How the command was invoked, for rewritten command lines (default: the help command without --help). */
+  commandLine?: string;
 }
 
 /**
@@ -73,12 +76,25 @@ function describeParseError(
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
-    const command = settings.takesCommand ? commandBeforeDashes(args, options) : undefined;
-    if (command) {
-      const prefix = helpCommand.replace(/ --help$/, '');
-      const fixed = displayCommand([...command.uxArgs, '--', ...command.words]);
-      return `unknown option ${option}; to run a command with options, put it after --: ${prefix} ${fixed}`;
+    const prefix = settings.commandLine ?? helpCommand.replace(/ --help$/, '');
+    const tokens = parseTokens(args, options);
+    const unknown = tokens.find(
+      (token): token is OptionToken => token.kind === 'option' && token.rawName === option,
+    );
+    const firstWord = tokens.find((token) => token.kind === 'positional');
+    // An unknown option after the first word of a command (`ux exec ls -la`) is the command's own;
+    // before any word (`ux exec --aproval never -- ls`) it was meant for ux.
+    const afterCommand =
+      settings.takesCommand && unknown && firstWord !== undefined && unknown.index > firstWord.index;
+    if (afterCommand) {
+      const command = commandBeforeDashes(args, tokens);
+      if (command) {
+        const fixed = displayCommand([...command.uxArgs, '--', ...command.words]);
+        return `unknown option ${option}; to run a command with options, put it after --: ${prefix} ${fixed}`;
+      }
     }
+    const codex = unknown ? codexHint(option, unknown, args, options, prefix) : undefined;
+    if (codex) return `unknown option ${option}${codex}`;
     return `unknown option ${option}${didYouMean(
       option,
       Object.keys(options).map((name) => `--${name}`),
@@ -88,21 +104,59 @@ function describeParseError(
   return message;
 }
 
+type Token = ReturnType<typeof parseArgs<{ tokens: true; strict: false }>>['tokens'][number];
+type OptionToken = Extract<Token, { kind: 'option' }>;
+
+function parseTokens(args: readonly string[], options: Options): Token[] {
+  return parseArgs({ args: [...args], options, allowPositionals: true, strict: false, tokens: true }).tokens;
+}
+
+/**
+ * For a Codex spelling (`-p PROFILE`, `--enable X`, `-C DIR`, …): what ux calls it and the command
+ * line rewritten with it, or, when this command has nothing like it, that said plainly.
+ */
+function codexHint(
+  option: string,
+  token: OptionToken,
+  args: readonly string[],
+  options: Options,
+  prefix: string,
+): string | undefined {
+  const spelling = codexSpelling(option);
+  if (!spelling) return undefined;
+  if (spelling.none) return ` (Codex's ${spelling.codex}: ${spelling.none})`;
+  const inline = token.inlineValue ? token.value : undefined;
+  const next = args[token.index + 1];
+  const separate =
+    spelling.takesValue &&
+    inline === undefined &&
+    next !== undefined &&
+    next !== '--' &&
+    !next.startsWith('-')
+      ? next
+      : undefined;
+  const value = inline ?? separate;
+  const placeholder = spelling.codex.split(' ')[1] ?? 'VALUE';
+  const ux = spelling.ux!(placeholder).join(' ');
+  const missing = (spelling.needs ?? []).filter((name) => !Object.hasOwn(options, name));
+  if (missing.length > 0)
+    return ` (Codex's ${spelling.codex} is ${ux} in ux, which ${prefix} does not take${
+      option === '-C' || option === '--cd' ? `: cd to the directory first, then run ${prefix}` : ''
+    })`;
+  if (spelling.takesValue && value === undefined) return ` (Codex's ${spelling.codex} is ${ux} in ux)`;
+  const words = spelling.ux!(value ?? placeholder);
+  const rest = [...args.slice(0, token.index), ...words, ...args.slice(token.index + (separate ? 2 : 1))];
+  return `; Codex's ${spelling.codex} is ${ux} in ux: ${prefix} ${displayCommand(rest)}`;
+}
+
 /**
  * When a plain word came before the first `--`, the words from it on are taken for the command the
  * person meant to run (`ux exec ls -la`), and the ones before for ux's own options.
  */
 function commandBeforeDashes(
   args: readonly string[],
-  options: Options,
+  tokens: readonly Token[],
 ): { uxArgs: string[]; words: string[] } | undefined {
-  const { tokens } = parseArgs({
-    args: [...args],
-    options,
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
   for (const token of tokens) {
     if (token.kind === 'option-terminator') return undefined;
     if (token.kind === 'positional') {

@@ -56,6 +56,43 @@ describe('the terminal reviewer', () => {
     expect(screen.split('\n').filter((line) => /^\s*command: ls -la/.test(line))).toEqual([]);
   });
 
+  it('runs beforeQuestion before the question takes the screen, and tells onAnswer the answer', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let screen = '';
+    output.setEncoding('utf8').on('data', (text: string) => {
+      screen += text;
+      if (screen.includes('Press ')) setImmediate(() => input.write('x'));
+    });
+    const terminal = new Terminal(input as unknown as ReadStream, output as unknown as WriteStream);
+    const answers: string[] = [];
+    const reviewer = createTerminalReviewer(terminal, {
+      ...OPTIONS,
+      beforeQuestion: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        terminal.write('earlier output of the script\n');
+      },
+      onAnswer: (asked, decision) => answers.push(`${asked.approval_id}:${decision.type}`),
+    });
+    const perExec: ApprovalRequest = {
+      ...request,
+      approval_id: 'a1',
+      command: ['/usr/bin/touch', 'x'],
+      display_command: 'touch x',
+      parent_command: 'echo hi; touch x',
+      available_decisions: ['approved', 'abort'],
+    };
+    expect(await reviewer.review(perExec, { signal: new AbortController().signal })).toEqual({
+      type: 'abort',
+    });
+    expect(screen.indexOf('earlier output of the script')).toBeLessThan(
+      screen.indexOf('ux: a running command'),
+    );
+    expect(screen).toContain('  run by:  echo hi; touch x\n');
+    expect(screen).toContain('[x] abort (refuse it and end the command)');
+    expect(answers).toEqual(['a1:abort']);
+  });
+
   it('without a terminal, says on stderr which command needed approval, with escapes', async () => {
     const said: string[] = [];
     const reviewer = createNoTerminalReviewer((text) => said.push(text));

@@ -18,7 +18,17 @@ const CTRL_D = '\u0004';
  * Asks the person at the terminal; offers only the answers the request allows. One key answers (no
  * Enter): the choice's letter, Ctrl-C to abort, Ctrl-D to deny.
  */
-export function createTerminalReviewer(terminal: Terminal, options: ApprovalTextOptions): Reviewer {
+export interface TerminalReviewerOptions extends ApprovalTextOptions {
+  /**
+   * Runs before a question takes the screen (`ux exec`'s view shows the command's output so far
+   * there, so a per-exec question follows the lines the script printed before it).
+   */
+  beforeQuestion?: (request: ApprovalRequest) => Promise<void> | void;
+  /** Told each answer given here (`ux exec`'s view says so when an abort ended the command). */
+  onAnswer?: (request: ApprovalRequest, decision: ReviewDecision) => void;
+}
+
+export function createTerminalReviewer(terminal: Terminal, options: TerminalReviewerOptions): Reviewer {
   let queue: Promise<unknown> = Promise.resolve();
   return {
     specificationVersion: REVIEWER_SPECIFICATION_VERSION,
@@ -26,9 +36,12 @@ export function createTerminalReviewer(terminal: Terminal, options: ApprovalText
     review(request, { signal }) {
       // One question at a time: two prompts must never interleave on the same terminal.
       const answer = queue.then(async () => {
+        if (!signal.aborted) await options.beforeQuestion?.(request);
         const screen = terminal.hold();
         try {
-          return await ask(screen, terminal, request, signal, options);
+          const decision = await ask(screen, terminal, request, signal, options);
+          options.onAnswer?.(request, decision);
+          return decision;
         } finally {
           screen.release();
         }

@@ -1,8 +1,21 @@
-import { MIN_YIELD_TIME_MS, readableText, type UxEvent } from '@ux/protocol/core';
+import {
+  type ApprovalRequest,
+  MIN_YIELD_TIME_MS,
+  type ReviewDecision,
+  readableText,
+  type UxEvent,
+} from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
+import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import type { Terminal } from './terminal.js';
+
+/** The terminal reviewer's hooks, which the view sets while it runs. */
+export interface QuestionHooks {
+  beforeQuestion?: (request: ApprovalRequest) => Promise<void>;
+  onAnswer?: (request: ApprovalRequest, decision: ReviewDecision) => void;
+}
 
 export interface TerminalViewCommand {
   cmd: string;
@@ -22,6 +35,38 @@ export async function runTerminalView(
   door: UnifiedExec,
   command: TerminalViewCommand,
   terminal: Terminal,
+  /** The terminal reviewer's hook, set here: the output so far goes out before a per-exec question. */
+  hooks: QuestionHooks = {},
+): Promise<number> {
+  // An abort at a per-exec question (ZshFork) refuses the program and ends the command, attached or
+  // not; the view says so at the end.
+  const perExec = { aborted: false };
+  hooks.onAnswer = (request, decision) => {
+    if (request.call_id === command.callId && request.approval_id !== undefined && decision.type === 'abort')
+      perExec.aborted = true;
+  };
+  try {
+    const code = await view(door, command, terminal, perExec, hooks);
+    if (perExec.aborted && code !== ABORTED) {
+      terminal.write('[ux: aborted at the question: the program was refused and the command was ended]\n');
+      return ABORTED;
+    }
+    return code;
+  } finally {
+    hooks.onAnswer = undefined;
+    hooks.beforeQuestion = undefined;
+  }
+}
+
+/** `ux exec`'s exit code when a person aborted at a question. */
+const ABORTED = 130;
+
+async function view(
+  door: UnifiedExec,
+  command: TerminalViewCommand,
+  terminal: Terminal,
+  perExec: { aborted: boolean },
+  hooks: QuestionHooks,
 ): Promise<number> {
   let typedAhead = '';
   const releaseKeys = terminal.raw((data) => {
@@ -35,6 +80,23 @@ export async function runTerminalView(
   // only after that window) shows its real time; a question to the person restarts it at the Begin,
   // so the time spent answering is not the command's.
   let asked = false;
+  // A per-exec question (ZshFork) comes while the command runs, before this call's result: what the
+  // command printed so far goes out first, so the question follows the script's earlier lines.
+  const early = new OutputShownEarly();
+  let firstCallDone = false;
+  const showEarly = () => {
+    // Once the first result is in, output streams as it comes (attach): nothing to show early.
+    if (firstCallDone) return;
+    const text = early.next(door.outputSoFar(command.callId));
+    if (text !== '') terminal.write(text);
+  };
+  // The shell printed its earlier lines before it started the program, but they may still be on their
+  // way from the terminal: wait until the output has been still for a moment (at most ~100 ms).
+  hooks.beforeQuestion = async (request) => {
+    if (request.call_id !== command.callId || request.approval_id === undefined || firstCallDone) return;
+    await outputQuiet(() => door.outputSoFar(command.callId)?.length ?? 0);
+    showEarly();
+  };
   const noteStart = door.onEvent((event: UxEvent) => {
     if (event.type === 'exec_approval_request' && event.call_id === command.callId) asked = true;
     if (event.type === 'exec_command_begin' && event.call_id === command.callId && asked)
@@ -58,11 +120,24 @@ export async function runTerminalView(
     noteStart();
   }
   const result = response.result;
-  // Abort at a question (a program the zsh fork intercepted) stops waiting, never the command: a
-  // command that ended meanwhile is shown as ended, one still running is at the prompt.
+  // What the command printed after the last question and before an abort there ended it.
+  if (response.aborted && perExec.aborted) showEarly();
+  firstCallDone = true;
+  // An abort at a per-exec question (a program the zsh fork intercepted) refused the program and
+  // ended the command: wait for its end and say so. Any other abort stops waiting, never the command:
+  // a command that ended meanwhile is shown as ended, one still running is at the prompt.
   const running = response.aborted
     ? door.processes().find((process) => !before.has(process.sessionId) && process.running)
     : undefined;
+  if (response.aborted && result.exit_code === undefined && perExec.aborted) {
+    releaseKeys();
+    if (running) await processEnded(door, running.sessionId);
+    if (!early.atLineStart) terminal.write('\n');
+    terminal.write(
+      `[ux: aborted at the question: the program was refused and the command was ended after ${formatElapsed(Date.now() - startedAt)}]\n`,
+    );
+    return ABORTED;
+  }
   if (response.aborted && result.exit_code === undefined) {
     releaseKeys();
     if (!running) {
@@ -88,7 +163,8 @@ export async function runTerminalView(
   }
   if (result.session_id !== undefined)
     terminal.write(attachStatus({ sessionId: result.session_id, tty: command.tty }));
-  if (result.output !== '') terminal.write(result.output);
+  const rest = early.rest(result.output);
+  if (rest !== '') terminal.write(rest);
   for (const notice of result.sandbox_notices ?? [])
     terminal.write(`[ux sandbox: ${readableText(notice)}]\n`);
   if (result.session_id === undefined) {
@@ -119,6 +195,21 @@ export async function runTerminalView(
   };
   await runSessionPrompt(door, terminal, state);
   return 0;
+}
+
+/** Resolves when session `sessionId` has ended (its End event), at once when it is not running. */
+function processEnded(door: UnifiedExec, sessionId: number): Promise<void> {
+  return new Promise((resolve) => {
+    let stop: (() => void) | undefined;
+    const done = () => {
+      stop?.();
+      resolve();
+    };
+    stop = door.onEvent((event) => {
+      if (event.type === 'exec_command_end' && event.process_id === String(sessionId)) done();
+    });
+    if (!door.processes().some((process) => process.sessionId === sessionId && process.running)) done();
+  });
 }
 
 /** About 4 MB: more than the 1 MiB the door keeps, so the whole kept output is shown. */

@@ -10,6 +10,7 @@ import {
   zshForkBuildHint,
   zshForkPatch,
 } from '@ux/zsh-fork';
+import { type CachedZshFork, findCachedZshFork, useZshForkLines } from './cached-zsh-fork.js';
 import { configPaths, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -19,7 +20,8 @@ export const ZSH_FORK_HELP = `Usage: ux zsh-fork <build|status> [options]
 
   build     build zsh 5.9 with ux's exec-wrapper patch, check it with a smoke test, install it
             (configure and make: a minute or two)
-  status    where the patched zsh is, whether it works, and how to build it
+  status    where the patched zsh is, whether it works, and how to build it; when it is missing,
+            also a fork that npm test built in ~/.cache/ux/zsh-fork, and how to use it
 
 Options for build:
   --source DIR|TARBALL  zsh 5.9's source: a directory, a release tarball (.tar.xz, .tar.gz,
@@ -68,6 +70,7 @@ async function build(args: string[], io: Io): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
     HELP_COMMAND,
+    { commandLine: 'ux zsh-fork build' },
   );
   if (values.help) {
     io.stdout(ZSH_FORK_HELP);
@@ -126,11 +129,24 @@ function saveLog(outDir: string, log: readonly string[]): string | undefined {
   }
 }
 
+/** What status says about a fork found in the test cache, and how to use it when it works. */
+function foundLines(cached: CachedZshFork, configFile: string): string[] {
+  if (!cached.usable)
+    return [`found: ${cached.path}, built by npm test, but it is not usable: ${cached.reason}`];
+  return [
+    `found: ${cached.path}, built by npm test: usable (zsh ${cached.version}; the exec-wrapper smoke test passed; patch current)`,
+    `to use it, add to ${configFile}:`,
+    ...useZshForkLines(cached.path),
+    '  (that cache is rebuilt under a new name when the patch changes; ux zsh-fork build installs a copy of your own)',
+  ];
+}
+
 async function status(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
     { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     HELP_COMMAND,
+    { commandLine: 'ux zsh-fork status' },
   );
   if (values.help) {
     io.stdout(ZSH_FORK_HELP);
@@ -152,6 +168,8 @@ async function status(args: string[], io: Io): Promise<number> {
   const currentPatch = zshForkPatch().sha256;
   const patchCurrent = info ? info.patchSha256 === currentPatch : undefined;
   const usable = verified?.ok === true;
+  // Not usable where ux looks: perhaps `npm test` built one in ~/.cache/ux/zsh-fork.
+  const cached = usable ? undefined : await findCachedZshFork(io.env, location.path);
   const origin =
     location.origin === 'configured'
       ? 'zsh_fork.zsh_path in config.toml'
@@ -169,6 +187,7 @@ async function status(args: string[], io: Io): Promise<number> {
           ...(verified && !verified.ok ? { reason: verified.reason, fix: verified.fix } : {}),
           ...(location.exists ? {} : { reason: `no patched zsh at ${location.path}`, fix: hint }),
           ...(info ? { buildInfo: info, patchCurrent } : {}),
+          ...(cached ? { found: { ...cached, origin: 'test-cache' } } : {}),
           build: hint,
         },
         null,
@@ -178,10 +197,11 @@ async function status(args: string[], io: Io): Promise<number> {
     return usable ? 0 : 1;
   }
   const lines = [`patched zsh: ${location.path} (${origin})`];
+  const cachedText = cached ? foundLines(cached, configuration.paths.userConfig) : [];
   if (!location.exists) {
-    lines.push('status: missing', `to build it: ${hint}`);
+    lines.push('status: missing', ...cachedText, `${cached?.usable ? 'or build' : 'to build'} it: ${hint}`);
   } else if (verified && !verified.ok) {
-    lines.push(`status: not usable: ${verified.reason}`, `fix: ${verified.fix}`);
+    lines.push(`status: not usable: ${verified.reason}`, ...cachedText, `fix: ${verified.fix}`);
   } else if (verified?.ok) {
     lines.push(`status: usable (zsh ${verified.version}; the exec-wrapper smoke test passed)`);
   }

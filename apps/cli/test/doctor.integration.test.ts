@@ -21,6 +21,51 @@ function ruleFile(home: UxHome, name: string, text: string): string {
 }
 
 describe('ux doctor: what every ux exec would trip over', () => {
+  it('lists every mistake of config.toml, the requirements and the rule files in one run, each at file:line', async () => {
+    const home = makeHome({
+      config: [
+        'sandbox_mode = "read-onyl"',
+        'approval_polcy = "never"',
+        '[features]',
+        'unified_exce = true',
+        '[sandbox_workspace_write]',
+        'network_acess = true',
+        '[zsh_fork]',
+        'zsh_path = "relative/zsh"',
+        '',
+      ].join('\n'),
+      requirements: 'allowed_sandbox_modes = ["read-only", "nope"]\nfoo = 1\n',
+    });
+    const rules = ruleFile(
+      home,
+      'default.rules',
+      'prefix_rule(pattern = ["rm"], decision = "alow")\nprefix_rul(pattern = ["ls"])\n',
+    );
+    const doctor = await runUx(['doctor'], home);
+    const failures = doctor.stdout.split('\n').filter((line) => line.startsWith('fail'));
+    expect(failures.map((line) => /^fail +(\S+) +(\S+?):(\d+):\d+: /.exec(line)?.slice(1))).toEqual([
+      ['config', home.config, '1'],
+      ['config', home.config, '2'],
+      ['config', home.config, '4'],
+      ['config', home.config, '6'],
+      ['config', home.config, '8'],
+      ['requirements', home.requirements, '1'],
+      ['requirements', home.requirements, '2'],
+      ['rules', rules, '1'],
+      ['rules', rules, '2'],
+    ]);
+    expect(doctor.stdout).toContain('unknown key approval_polcy (did you mean "approval_policy"?)');
+    expect(doctor.stdout).toContain('unknown function "prefix_rul" (did you mean "prefix_rule"?)');
+    expect(lastLine(doctor.stdout)).toBe(CANNOT_RUN);
+    expect(doctor.status).toBe(1);
+    // ux exec stops at the first of them, which doctor listed.
+    const exec = await runUx(['exec', '--', 'true'], home);
+    expect(exec.status).toBe(1);
+    expect(failures.some((line) => line.endsWith(exec.stderr.replace(/^ux: /, '').trimEnd()))).toBe(true);
+    const json = JSON.parse((await runUx(['doctor', '--json'], home)).stdout);
+    expect(JSON.stringify(json)).toContain('zsh_fork.zsh_path must be an absolute path');
+  });
+
   it('reports a rule file that does not parse, with file:line and a fix, and exits 1 as ux exec does', async () => {
     const home = makeHome();
     const bad = ruleFile(home, 'bad.rules', 'prefix_rule(pattern = ["git"\n');

@@ -66,6 +66,33 @@ describe('ux exec and ux sandbox: options and the command after --', () => {
     [['exec', '--ttty', '--', 'true'], 'ux: unknown option --ttty (did you mean "--tty"?)\n'],
     // ux doctor runs no command: no advice about --.
     [['doctor', 'now', '-x'], 'ux: unknown option -x\n'],
+    // A misspelt ux option with a value, before the command: the close match, not "put it after --".
+    [
+      ['exec', '--aproval', 'never', '--', 'ls'],
+      'ux: unknown option --aproval (did you mean "--approval"?)\n',
+    ],
+    [['sandbox', '--sandbx', 'read-only', 'ls'], 'ux: unknown option --sandbx (did you mean "--sandbox"?)\n'],
+    [['mcp', '--aproval', 'never'], 'ux: unknown option --aproval (did you mean "--approval"?)\n'],
+    [['doctor', '--jsn'], 'ux: unknown option --jsn (did you mean "--json"?)\n'],
+    [['zsh-fork', 'status', '--jsno'], 'ux: unknown option --jsno (did you mean "--json"?)\n'],
+    [['features', 'list', '--enabel', 'x'], 'ux: unknown option --enabel (did you mean "--enable"?)\n'],
+    // Codex's spellings get ux's.
+    [
+      ['exec', '-p', 'work', '--', 'ls'],
+      "ux: unknown option -p; Codex's -p PROFILE is --profile PROFILE in ux: ux exec --profile work -- ls\n",
+    ],
+    [
+      ['exec', '--enable', 'unified_exec', '--', 'ls'],
+      "ux: unknown option --enable; Codex's --enable FEATURE is -c features.FEATURE=true in ux: ux exec -c features.unified_exec=true -- ls\n",
+    ],
+    [
+      ['exec', '-C', '/tmp', '--', 'ls'],
+      "ux: unknown option -C; Codex's -C DIR is --cwd DIR in ux: ux exec --cwd /tmp -- ls\n",
+    ],
+    [
+      ['doctor', '-C', '/tmp'],
+      "ux: unknown option -C (Codex's -C DIR is --cwd DIR in ux, which ux doctor does not take: cd to the directory first, then run ux doctor)\n",
+    ],
   ])('%j says where the option belongs', async (args, message) => {
     await usageError(args, message);
   });

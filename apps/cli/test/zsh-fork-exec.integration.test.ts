@@ -63,31 +63,54 @@ describe('ux exec through the zsh fork', () => {
     expect(existsSync(join(direct.workspace, 'x'))).toBe(false);
   });
 
-  it('asks at the terminal for each intercepted program: one key approves, x aborts', async () => {
+  it('asks at the terminal for each intercepted program, after the output so far, naming the command; x refuses it and ends the command', async () => {
     const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n');
-    const session = await startUxInTerminal(['exec', '--', 'T=touch; $T one; $T two; echo done'], home);
+    // The markers are computed, so the question quoting the script does not show what its output shows.
+    const script = 'T=touch; echo first-$((0+1)); $T one; echo second-$((1+1)); $T two; echo never-$((2+1))';
+    const session = await startUxInTerminal(['exec', '--', script], home);
     await session.waitFor('a running command wants to start this program; allow it?');
     await session.waitFor('program: touch one');
+    await session.waitFor(`run by:  ${script}`);
     await session.waitFor('Press y/x');
+    // The script's earlier output is on the screen before the question.
+    const first = session.screen;
+    expect(first.indexOf('first-1')).toBeGreaterThanOrEqual(0);
+    expect(first.indexOf('first-1')).toBeLessThan(first.indexOf('a running command wants'));
+    expect(first).toContain('[x] abort (refuse it and end the command)');
     await session.type('y');
     await session.waitFor('program: touch two');
     await session.waitFor('Press y/x');
+    const second = session.screen;
+    expect(second.indexOf('second-2')).toBeGreaterThan(first.length - 1);
+    expect(second.indexOf('second-2')).toBeLessThan(second.lastIndexOf('program: touch two'));
     await session.type('x');
-    // Abort stops waiting, never the command: it goes on without `touch two` (denied) and says done.
-    await session.waitFor(/Execution denied: aborted by the user|keeps running as session/);
-    if (session.screen.includes('keeps running as session')) {
-      // Stopped waiting (the abort came while the call was still starting or waiting): the command
-      // runs on in the background; attaching shows the rest of its output and its end.
-      await session.waitFor('ux> ');
-      await session.type('attach\r');
-      await session.waitFor('done');
-      await session.waitFor(/exited with code 0/);
-      await session.waitFor(/ux> $/);
-      await session.type('quit\r');
-    } else await session.waitFor('done');
-    await session.exitCode();
+    await session.waitFor('[ux: aborted at the question: the program was refused and the command was ended');
+    expect(await session.exitCode()).toBe(130);
+    // Nothing after the refused program ran, and each line was shown once.
+    expect(session.screen).not.toContain('never-3');
+    expect(session.screen).not.toContain('Execution denied');
+    expect(session.screen.split('first-1').length - 1).toBe(1);
+    expect(session.screen.split('second-2').length - 1).toBe(1);
     expect(existsSync(join(home.workspace, 'one'))).toBe(true);
     expect(existsSync(join(home.workspace, 'two'))).toBe(false);
+  });
+
+  it('shell_zsh_fork alone (one shot): the output so far comes before the question, and x ends the command', async () => {
+    const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n', { composed: false });
+    const session = await startUxInTerminal(
+      ['exec', '--', 'T=touch; echo first-$((0+1)); $T one; echo never-$((1+1))'],
+      home,
+    );
+    await session.waitFor('program: touch one');
+    await session.waitFor('Press y/x');
+    const screen = session.screen;
+    expect(screen.indexOf('first-1')).toBeGreaterThanOrEqual(0);
+    expect(screen.indexOf('first-1')).toBeLessThan(screen.indexOf('a running command wants'));
+    await session.type('x');
+    await session.waitFor('[ux: aborted at the question: the program was refused and the command was ended]');
+    expect(await session.exitCode()).toBe(130);
+    expect(session.screen).not.toContain('never-2');
+    expect(existsSync(join(home.workspace, 'one'))).toBe(false);
   });
 
   it('says how to build the fork instead of running commands direct when it is missing', async () => {

@@ -1,6 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { tempDir, useLeakCheck, zshForkPath } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { makeHome, runUx } from './cli-harness.js';
@@ -60,6 +69,63 @@ describe('ux zsh-fork', () => {
     expect(status.stdout).toContain('status: usable (zsh 5.9; the exec-wrapper smoke test passed)');
     expect(status.stdout).toMatch(/^patch: current \(sha256 [0-9a-f]{12}\)$/m);
     expect(status.status).toBe(0);
+  });
+
+  it('status and doctor find the fork npm test built in ~/.cache/ux/zsh-fork, verify it, and say how to use it', async () => {
+    const zsh = zshForkPath();
+    const cacheDir = dirname(dirname(zsh));
+    const home = makeHome();
+    // The person's HOME holds the tests' cache, as after `npm test`.
+    const cacheParent = join(home.home, '.cache', 'ux', 'zsh-fork');
+    mkdirSync(cacheParent, { recursive: true });
+    symlinkSync(cacheDir, join(cacheParent, basename(cacheDir)));
+    const found = join(cacheParent, basename(cacheDir), 'bin', 'zsh');
+
+    const status = await runUx(['zsh-fork', 'status'], home);
+    expect(status.stdout).toContain('status: missing\n');
+    expect(status.stdout).toContain(
+      `found: ${found}, built by npm test: usable (zsh 5.9; the exec-wrapper smoke test passed; patch current)\n`,
+    );
+    expect(status.stdout).toContain(`  zsh_path = ${JSON.stringify(found)}\n`);
+    expect(status.status).toBe(1);
+    const json = JSON.parse((await runUx(['zsh-fork', 'status', '--json'], home)).stdout);
+    expect(json.found).toEqual({ path: found, usable: true, version: '5.9', origin: 'test-cache' });
+
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^skip +zsh fork +not in use; npm test built a usable one at ${found.replace(/[.]/g, '\\.')} `,
+        'm',
+      ),
+    );
+
+    // Doing what it says makes the fork the one in use.
+    const lines = status.stdout.split('\n');
+    const start = lines.indexOf('  [zsh_fork]');
+    const config = lines
+      .slice(start, start + 5)
+      .map((line) => line.trim())
+      .join('\n');
+    writeFileSync(join(home.home, 'config.toml'), `${config}\n`);
+    const after = await runUx(['zsh-fork', 'status'], home);
+    expect(after.stdout).toContain(`patched zsh: ${found} (zsh_fork.zsh_path in config.toml)`);
+    expect(after.stdout).toContain('status: usable');
+    expect(after.status).toBe(0);
+    const inUse = await runUx(['doctor'], home);
+    expect(inUse.stdout).toMatch(/^ok +zsh fork +in use: /m);
+  });
+
+  it('a file in the test cache that is not the patched zsh is reported as not usable, never offered', async () => {
+    const home = makeHome();
+    const dir = join(home.home, '.cache', 'ux', 'zsh-fork', basename(dirname(dirname(zshForkPath()))), 'bin');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync('/bin/sh', join(dir, 'zsh'));
+    chmodSync(join(dir, 'zsh'), 0o755);
+    const status = await runUx(['zsh-fork', 'status'], home);
+    expect(status.stdout).toMatch(/^found: .*, built by npm test, but it is not usable: /m);
+    expect(status.stdout).not.toContain('zsh_path =');
+    expect(status.stdout).toMatch(/^to build it: ux zsh-fork build/m);
+    expect(status.status).toBe(1);
   });
 
   it('build --source with a path that does not exist fails with what to pass, exit 1, nothing installed', async () => {

@@ -1,7 +1,6 @@
-import { ConfigError } from '@ux/protocol/core';
 import { isTable } from './feature-table.js';
 import { type ConfigOverride, configOverrideLabel } from './parse-config-override.js';
-import type { SourceLocation, TomlDocument } from './toml-document.js';
+import { keyError, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /**
  * `config.toml` with the `-c` overrides written into it, later ones winning, as if the file said so:
@@ -34,7 +33,7 @@ export function applyConfigOverrides(
     file: base?.file ?? file,
     value,
     locate,
-    error: (path, reason) => new ConfigError({ ...locate(path), reason }),
+    error: (path, reason) => keyError(locate(path), path, reason),
   };
 }
 

@@ -109,6 +109,12 @@ export {
   type ShellEnvironmentPolicy,
   type WorkspaceWriteSettings,
 } from './session-settings.js';
-export { formatKeyPath, parseTomlDocument, type SourceLocation, type TomlDocument } from './toml-document.js';
+export {
+  everyConfigError,
+  formatKeyPath,
+  parseTomlDocument,
+  type SourceLocation,
+  type TomlDocument,
+} from './toml-document.js';
 export { planTools, type ShellMode, type ToolPlan, type ToolPlanInput } from './tool-plan.js';
 export { parseUserConfig, type UserConfig } from './user-config.js';

@@ -92,8 +92,74 @@ export function parseTomlDocument(text: string, file: string): TomlDocument {
     file,
     value,
     locate,
-    error: (path, reason) => new ConfigError({ ...locate(path), reason }),
+    error: (path, reason) => keyError(locate(path), path, reason),
   };
+}
+
+/** Which key each `TomlDocument.error` was about, for `everyConfigError`. */
+const ERROR_KEYS = new WeakMap<ConfigError, readonly (string | number)[]>();
+
+/** A `ConfigError` at `location` about the key at `path` (remembered for `everyConfigError`). */
+export function keyError(
+  location: SourceLocation,
+  path: readonly (string | number)[],
+  reason: string,
+): ConfigError {
+  const error = new ConfigError({ ...location, reason });
+  ERROR_KEYS.set(error, [...path]);
+  return error;
+}
+
+/**
+ * Every mistake `parse` finds in `document`, not only the first: after each one the key it is about
+ * is taken out (the whole array, for an element of one) and the rest parsed again, until the rest
+ * parses, a mistake is about no key (or the file as a whole), or the same mistake comes back. Each
+ * mistake keeps its file:line:column; they are listed in the order of the file (overrides, which have
+ * no line, last). Empty when the document parses.
+ */
+export function everyConfigError(
+  document: TomlDocument,
+  parse: (document: TomlDocument) => unknown,
+  limit = 100,
+): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const inOrder = () =>
+    [...errors].sort(
+      (a, b) =>
+        (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) ||
+        (a.column ?? 0) - (b.column ?? 0),
+    );
+  let current = document;
+  while (errors.length < limit) {
+    try {
+      parse(current);
+      return inOrder();
+    } catch (error) {
+      if (!ConfigError.isInstance(error)) throw error;
+      if (errors.some((seen) => seen.message === error.message)) return inOrder();
+      errors.push(error);
+      const path = ERROR_KEYS.get(error);
+      const firstIndex = path?.findIndex((part) => typeof part === 'number') ?? -1;
+      const key = path && firstIndex >= 0 ? path.slice(0, firstIndex) : path;
+      if (!key || key.length === 0) return inOrder();
+      const value = structuredClone(current.value);
+      if (!removeAt(value, key as readonly string[])) return inOrder();
+      current = { ...current, value };
+    }
+  }
+  return inOrder();
+}
+
+function removeAt(root: Record<string, unknown>, path: readonly string[]): boolean {
+  let table: unknown = root;
+  for (const key of path.slice(0, -1)) {
+    if (typeof table !== 'object' || table === null || !Object.hasOwn(table, key)) return false;
+    table = (table as Record<string, unknown>)[key];
+  }
+  const last = path[path.length - 1]!;
+  if (typeof table !== 'object' || table === null || !Object.hasOwn(table, last)) return false;
+  delete (table as Record<string, unknown>)[last];
+  return true;
 }
 
 function keyName(node: Node): string {

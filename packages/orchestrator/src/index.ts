@@ -43,7 +43,7 @@ export {
   type RuleSet,
 } from './policy/exec-policy.js';
 export { listRuleFiles, loadRuleFiles } from './policy/load-rule-files.js';
-export { parseRulesFile } from './policy/parse-rules-file.js';
+export { everyRuleFileError, parseRulesFile } from './policy/parse-rules-file.js';
 export type { Decision, PatternToken, PrefixRule, RuleMatch, RuleSource } from './policy/prefix-rule.js';
 export { prefixRuleFromConfig } from './policy/prefix-rule-from-config.js';
 export { createRuleFileAppender, type RuleWriter } from './policy/rule-file-appender.js';

@@ -284,20 +284,29 @@ describe('ZshFork: policy applies to every program a script runs', () => {
     expect(existsSync(join(cwd, 'one'))).toBe(true);
   });
 
-  it('abort at a per-exec prompt stops the turn; under never it is denied without a prompt', async () => {
+  it('abort at a per-exec prompt refuses the program, ends the command and stops the turn; under never it is denied without a prompt', async () => {
     const rules = 'prefix_rule(pattern=["touch"], decision="prompt")\n';
     const aborted = door({ rules, answers: [{ type: 'abort' }] });
     const response = await aborted.exec.execCommand(
       // Through a variable: the whole command asks nobody, the intercepted touch does.
-      { cmd: 'T=touch; $T one; sleep 5; echo after', login: false },
+      { cmd: 'T=touch; $T one; echo ran > after', login: false },
       ctx(),
     );
     expect(response.aborted).toBe(true);
-    expect(response.text).toMatch(
-      /^aborted by user after [\d.]+s; the process is still running with session ID \d+\n/,
-    );
+    expect(response.text).toMatch(/^aborted by user after [\d.]+s\n/);
+    expect(response.result?.session_id).toBeUndefined();
+    expect(response.result?.next_step).toContain('the command was ended');
     expect(aborted.prompts.map((prompt) => prompt.approval_id !== undefined)).toEqual([true]);
+    // The command ends: its End event comes, and nothing after the refused program ran.
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (aborted.exec.processes().every((process) => !process.running)) resolve();
+        else setTimeout(check, 20);
+      };
+      check();
+    });
     expect(existsSync(join(aborted.cwd, 'one'))).toBe(false);
+    expect(existsSync(join(aborted.cwd, 'after'))).toBe(false);
 
     const never = door({ rules, approvalPolicy: 'never' });
     const text = (await never.exec.execCommand({ cmd: 'T=touch; $T one; echo $?', login: false }, ctx()))

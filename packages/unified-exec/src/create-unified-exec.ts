@@ -161,6 +161,12 @@ export interface UnifiedExec {
    * undefined when it cannot be told or there is no such session.
    */
   waitingForInput(sessionId: number): boolean | undefined;
+  /**
+   * What the ZshFork command of call `callId` printed so far, while it runs, without taking it from
+   * the model's next result: a terminal shows it before a per-exec question, so the question comes
+   * after the script's earlier output. Undefined when the call has no such command running.
+   */
+  outputSoFar(callId: string): Uint8Array | undefined;
 }
 
 /** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
@@ -271,6 +277,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     },
     isShutDown: () => shutDown,
     abortTurn: () => interrupt(),
+    interceptions: new Map(),
     escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
     helperPaths: options.helperPaths ?? [],
@@ -436,6 +443,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       const entry = store.get(sessionId);
       return entry ? waitingField(entry).waitingForInput : undefined;
     },
+    outputSoFar: (callId) => door.interceptions?.get(callId)?.outputSoFar(),
   };
 }
 

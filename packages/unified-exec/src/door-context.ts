@@ -10,6 +10,7 @@ import type {
 import type { LocalSpawnRequest, OutputTracker } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorEnvironment } from './door-environments.js';
+import type { ExecInterception } from './intercept-execs.js';
 import type { OutputStream } from './output-stream.js';
 import type { PauseState } from './pause-state.js';
 import type { ProcessStore, StoredEntry } from './process-store.js';
@@ -83,6 +84,8 @@ export interface DoorContext {
   isShutDown(): boolean;
   /** Stops the turn: every waiting call returns (an abort at a per-exec prompt). Kills nothing. */
   abortTurn(): void;
+  /** The ZshFork interceptions of commands still running, by call id (`UnifiedExec.outputSoFar`). */
+  interceptions?: Map<string, ExecInterception>;
   /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
   escalationBroker: EscalationBroker | undefined;
   /** Directories first on every command's PATH (the zsh fork's bin directory is added to these). */

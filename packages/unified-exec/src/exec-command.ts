@@ -224,6 +224,8 @@ export async function execCommand(
         command: args.cmd,
         shutDown: door.isShutDown(),
         ...(door.store.get(id) ? { sessionId: id } : {}),
+        // An abort at a per-exec question ended the command (intercept-execs): no session to poll.
+        ...(launch.interception?.aborted ? { endedAtQuestion: true } : {}),
       });
     const stored = door.store.get(id);
     if (!stored)

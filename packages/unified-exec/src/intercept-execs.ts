@@ -1,7 +1,7 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
 import { readableText } from '@ux/protocol/core';
 import type { ExecAction, InterceptedExec } from '@ux/zsh-fork';
-import type { DoorContext } from './door-context.js';
+import type { DoorContext, Launched } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';
 import type { SandboxNotices } from './sandbox-notices.js';
 
@@ -23,6 +23,15 @@ export interface ExecInterception {
   readonly pending: number;
   /** Called when the count changes. */
   onPendingChange(listener: () => void): void;
+  /**
+   * The attempt now running (each attempt in turn): what it printed so far, and the process an abort
+   * at a per-exec question ends.
+   */
+  watch(launched: Pick<Launched, 'process' | 'tracker'>): void;
+  /** What the command printed so far, not taken from the model's next result; undefined before it starts. */
+  outputSoFar(): Uint8Array | undefined;
+  /** True once a person aborted at a per-exec question (the command was ended then). */
+  readonly aborted: boolean;
 }
 
 /**
@@ -30,8 +39,8 @@ export interface ExecInterception {
  * its answer into the broker's: run in place, deny, or escalate, with the session's environment (only
  * terminal and locale variables pass from the shell: `escalationEnvironment`) in the directory the
  * orchestrator checked and, for a narrower sandbox, that sandbox's launch plan. A program policy would
- * let out but ux kept in the sandbox gets a notice saying why. An abort at a per-exec prompt stops the
- * turn.
+ * let out but ux kept in the sandbox gets a notice saying why. An abort at a per-exec prompt refuses
+ * the program, ends the command and stops the turn.
  */
 export function interceptExecs(
   door: DoorContext,
@@ -43,6 +52,8 @@ export function interceptExecs(
 ): ExecInterception {
   let pending = 0;
   let escalations = 0;
+  let current: Pick<Launched, 'process' | 'tracker'> | undefined;
+  let aborted = false;
   /** Escalations the broker refused because the directory changed after the check. */
   let refusals = 0;
   const inPlace = new Set<string>();
@@ -71,6 +82,18 @@ export function interceptExecs(
       return pending;
     },
     onPendingChange: (listener) => void listeners.add(listener),
+    get aborted() {
+      return aborted;
+    },
+    watch(launched) {
+      current = launched;
+      door.interceptions?.set(context.callId, this);
+      void launched.process.exited.then(() => {
+        if (current === launched && door.interceptions?.get(context.callId) === this)
+          door.interceptions.delete(context.callId);
+      });
+    },
+    outputSoFar: () => current?.tracker.buffer.snapshot(),
     async decide(exec, sandbox, signal) {
       changed(1);
       let decision: Awaited<ReturnType<DoorContext['orchestrator']['decideExec']>>;
@@ -90,6 +113,7 @@ export function interceptExecs(
             sandbox,
             projectRoot: door.cwd,
             cwd: request.cwd,
+            argv: request.argv,
             env: doorEnv,
           },
           signal,
@@ -107,7 +131,14 @@ export function interceptExecs(
           : { action: 'run' };
       }
       if (decision.action === 'deny') {
-        if (decision.aborted) door.abortTurn();
+        if (decision.aborted) {
+          // Abort means stop: the program is refused and the command that ran it is ended (its whole
+          // process group) before the refusal reaches the wrapper, so not one more line of the script
+          // runs; every call waiting on it returns.
+          aborted = true;
+          door.abortTurn();
+          if (current) void current.process.terminate();
+        }
         return { action: 'deny', reason: decision.reason };
       }
 

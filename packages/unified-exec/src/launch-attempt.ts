@@ -82,6 +82,7 @@ export function launchAttempt(
       notices,
       settled: () => within(settled, SANDBOX_SETTLE_MAX_MS),
     };
+    interception?.execs.watch(launched);
     // An interrupt or a shutdown stops the wait (never the process): the call gets it back at once.
     const early = await waitForEarlyExit(process, tracker, {
       ...(earlyExitWindowMs === undefined ? {} : { graceMs: earlyExitWindowMs }),

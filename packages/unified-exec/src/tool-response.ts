@@ -60,7 +60,7 @@ export function failed(
 /** The wait was stopped: the process (when there is one) keeps running; or the session shut down. */
 export function interrupted(
   startedAt: number,
-  fields: { sessionId?: number; shutDown?: boolean; command?: string },
+  fields: { sessionId?: number; shutDown?: boolean; command?: string; endedAtQuestion?: boolean },
 ): ToolResponse {
   const wallTimeMs = Date.now() - startedAt;
   if (fields.shutDown)
@@ -78,12 +78,17 @@ export function interrupted(
       status: 'interrupted',
       wallTimeMs,
       ...(fields.command === undefined ? {} : { command: fields.command }),
-      ...(fields.sessionId === undefined ? {} : { sessionId: fields.sessionId }),
-      ...(fields.sessionId === undefined
-        ? {}
-        : {
-            nextStep: `The wait was interrupted; the process keeps running: call write_stdin with session_id ${fields.sessionId} to read its output, or chars "\\u0003" (Ctrl-C) to stop it.`,
-          }),
+      ...(fields.sessionId === undefined || fields.endedAtQuestion ? {} : { sessionId: fields.sessionId }),
+      ...(fields.endedAtQuestion
+        ? {
+            nextStep:
+              'The person aborted at the question about a program this command started: that program was refused and the command was ended.',
+          }
+        : fields.sessionId === undefined
+          ? {}
+          : {
+              nextStep: `The wait was interrupted; the process keeps running: call write_stdin with session_id ${fields.sessionId} to read its output, or chars "\\u0003" (Ctrl-C) to stop it.`,
+            }),
     }),
     { success: false, aborted: true },
   );

@@ -29,6 +29,7 @@ export {
 export { BUILD_INFO_FILE, readBuildInfo, type ZshForkBuildInfo } from './build/build-info.js';
 export { type BuildZshForkOptions, buildZshFork, type ZshForkBuild } from './build/build-zsh-fork.js';
 export {
+  cachedZshForkPath,
   type EnsureZshForkCacheOptions,
   ensureZshForkCache,
   type ZshForkCache,

@@ -137,6 +137,23 @@ describe('decideExec: the per-exec decision table (docs/reference/zsh-fork.md §
     expect(events.map((event) => event.approval_id)).toEqual(['approval-1', 'approval-2']);
   });
 
+  it("names the parent command in the question: a shell's script as typed, else its quoted argv", async () => {
+    const { orchestrator, reviewer } = setup('prefix_rule(pattern=["touch"], decision="prompt")\n');
+    const cwd = tempDir('ux-decide-exec-');
+    const withParent = (argv: string[]) => {
+      const request = exec(TOUCH, ['touch', 'a'], { cwd });
+      return { ...request, parent: { ...request.parent, argv } };
+    };
+    await orchestrator.decideExec(withParent(['/bin/zsh', '-c', 'echo a; touch a']));
+    await orchestrator.decideExec(withParent(['make', 'it so']));
+    await orchestrator.decideExec(exec(TOUCH, ['touch', 'a'], { cwd }));
+    expect(reviewer.requests.map((request) => request.parent_command)).toEqual([
+      'echo a; touch a',
+      "make 'it so'",
+      undefined,
+    ]);
+  });
+
   it('abort denies the exec and says the turn must stop; a refusal denies it', async () => {
     const rules = 'prefix_rule(pattern=["touch"], decision="prompt")\n';
     const aborted = setup(rules, {}, { type: 'abort' });

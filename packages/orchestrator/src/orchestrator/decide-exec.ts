@@ -17,7 +17,7 @@ import type { ExecPolicy } from '../policy/exec-policy.js';
 import type { SandboxSelector } from '../sandbox/sandbox-selector.js';
 import { widenPolicy } from '../sandbox/widen-policy.js';
 import type { BashParser } from '../shell/bash-parser.js';
-import { executableName } from '../shell/shell-invocation.js';
+import { executableName, shellInvocation } from '../shell/shell-invocation.js';
 import { shlexJoin } from '../shell/shlex-join.js';
 import type { SelectedSandbox } from './attempt.js';
 import { type EscalationScope, escalationScope } from './escalation-scope.js';
@@ -51,6 +51,8 @@ export interface ExecDecisionRequest {
     projectRoot: string;
     /** Where the command started (the policy's `cwd`); the project root when absent. */
     cwd?: string;
+    /** The command's argv (`bash -lc SCRIPT`): a question names it as the program's parent. */
+    argv?: readonly string[];
     /**
      * The environment the door gave the command (the session's, after ux's environment policy): its
      * `PATH` says which file a rule's bare program name stands for; its `HOME`, `XDG_CONFIG_HOME`,
@@ -214,6 +216,11 @@ export async function decideExec(decider: ExecDecider, request: ExecDecisionRequ
       ...(request.turnId ? { turn_id: request.turnId } : {}),
       command,
       display_command: shlexJoin(request.argv),
+      ...(request.parent.argv
+        ? {
+            parent_command: shellInvocation(request.parent.argv)?.script ?? shlexJoin(request.parent.argv),
+          }
+        : {}),
       cwd: request.cwd,
       policy_reason: policyReason,
       unsandboxed: plan.kind === 'run' ? 'never' : 'now',

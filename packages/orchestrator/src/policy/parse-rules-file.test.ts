@@ -1,6 +1,6 @@
 import { ConfigError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { parseRulesFile } from './parse-rules-file.js';
+import { everyRuleFileError, parseRulesFile } from './parse-rules-file.js';
 
 const FILE = '/home/me/.ux/rules/default.rules';
 const parse = (text: string) => parseRulesFile(text, FILE, { homeDir: '/home/me' });
@@ -348,5 +348,30 @@ prefix_rule(
 )`);
     expect([error.line, error.column]).toEqual([5, 16]);
     expect(error.reason).toBe('unknown decision "maybe"; expected one of allow, prompt, forbidden');
+  });
+});
+
+describe('everyRuleFileError', () => {
+  it('names every broken call of a file, each at its line, and nothing for a good file', () => {
+    const text = [
+      'prefix_rule(pattern = ["git", "status"], decision = "allow")',
+      'prefix_rule(pattern = ["rm"], decision = "alow")',
+      'prefix_rul(pattern = ["ls"])',
+      'prefix_rule(pattern = [], decision = "allow")',
+      'network_rule(host = "x")',
+    ].join('\n');
+    const errors = everyRuleFileError(text, '/r/default.rules');
+    expect(errors.map((error) => error.line)).toEqual([2, 3, 4, 5]);
+    expect(errors.every((error) => error.file === '/r/default.rules')).toBe(true);
+    expect(() => parseRulesFile(text, '/r/default.rules')).toThrow(errors[0]!.message);
+    expect(everyRuleFileError('prefix_rule(pattern = ["ls"], decision = "allow")\n', '/r/ok.rules')).toEqual(
+      [],
+    );
+  });
+
+  it('a file that is not the Starlark subset is one mistake', () => {
+    const errors = everyRuleFileError('if x:\n  pass\nprefix_rul()\n', '/r/bad.rules');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.line).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { didYouMean } from '@ux/protocol/core';
+import { ConfigError, didYouMean } from '@ux/protocol/core';
 import { executableName } from '../shell/shell-invocation.js';
 import { bindArguments } from './bind-arguments.js';
 import { buildPrefixRule, configError, PREFIX_RULE_PARAMETERS } from './build-prefix-rule.js';
@@ -26,31 +26,70 @@ const FUNCTIONS = ['prefix_rule', 'host_executable', 'network_rule'];
 export function parseRulesFile(text: string, file: string, options: { homeDir?: string } = {}): RuleSet {
   const rules: PrefixRule[] = [];
   const hostExecutables = new Map<string, readonly string[]>();
-  for (const call of parseStarlarkCalls(text, file)) {
-    switch (call.name) {
-      case 'prefix_rule':
-        rules.push(buildPrefixRule(bindArguments(call, PREFIX_RULE_PARAMETERS, file), call.at, file));
-        break;
-      case 'host_executable': {
-        const { name, paths } = hostExecutable(call, file, options.homeDir ?? homedir());
-        hostExecutables.set(name, paths);
-        break;
-      }
-      case 'network_rule':
-        throw configError(
-          file,
-          call.at,
-          'network_rule(...) is not supported: ux has no managed network proxy to apply it; keep network rules in a Codex-only rule file',
-        );
-      default:
-        throw configError(
-          file,
-          call.at,
-          `unknown function "${call.name}"${didYouMean(call.name, FUNCTIONS)}; a rule file holds only prefix_rule(...) and host_executable(...) calls`,
-        );
+  for (const call of parseStarlarkCalls(text, file)) applyCall(call, file, options, rules, hostExecutables);
+  return { rules, hostExecutables };
+}
+
+/**
+ * Every mistake in a rule file, not only the first (for `ux doctor`): each call is checked on its
+ * own; a file that is not the Starlark subset at all is one mistake (the parser cannot go on past it).
+ * Empty when `parseRulesFile` would accept the file.
+ */
+export function everyRuleFileError(
+  text: string,
+  file: string,
+  options: { homeDir?: string } = {},
+): ConfigError[] {
+  let calls: StarlarkCall[];
+  try {
+    calls = parseStarlarkCalls(text, file);
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return [error];
+    throw error;
+  }
+  const errors: ConfigError[] = [];
+  const rules: PrefixRule[] = [];
+  const hostExecutables = new Map<string, readonly string[]>();
+  for (const call of calls) {
+    try {
+      applyCall(call, file, options, rules, hostExecutables);
+    } catch (error) {
+      if (!ConfigError.isInstance(error)) throw error;
+      errors.push(error);
     }
   }
-  return { rules, hostExecutables };
+  return errors;
+}
+
+function applyCall(
+  call: StarlarkCall,
+  file: string,
+  options: { homeDir?: string },
+  rules: PrefixRule[],
+  hostExecutables: Map<string, readonly string[]>,
+): void {
+  switch (call.name) {
+    case 'prefix_rule':
+      rules.push(buildPrefixRule(bindArguments(call, PREFIX_RULE_PARAMETERS, file), call.at, file));
+      return;
+    case 'host_executable': {
+      const { name, paths } = hostExecutable(call, file, options.homeDir ?? homedir());
+      hostExecutables.set(name, paths);
+      return;
+    }
+    case 'network_rule':
+      throw configError(
+        file,
+        call.at,
+        'network_rule(...) is not supported: ux has no managed network proxy to apply it; keep network rules in a Codex-only rule file',
+      );
+    default:
+      throw configError(
+        file,
+        call.at,
+        `unknown function "${call.name}"${didYouMean(call.name, FUNCTIONS)}; a rule file holds only prefix_rule(...) and host_executable(...) calls`,
+      );
+  }
 }
 
 function hostExecutable(

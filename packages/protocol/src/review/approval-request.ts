@@ -23,6 +23,11 @@ export interface ApprovalRequest {
    * Show this to people; `command` is what runs.
    */
   display_command?: string;
+  /**
+   * For a per-execve approval: the command that is running the program (as typed, like
+   * `display_command`), so a person knows which script is asking.
+   */
+  parent_command?: string;
   cwd: string;
   /**
    * The remote environment the command runs in (a configured `[environments.NAME]`); absent for

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readBuildInfo } from './build-info.js';
@@ -27,6 +28,23 @@ export interface ZshForkCache {
 export function zshForkCacheDir(patchSha256: string, env: NodeJS.ProcessEnv = process.env): string {
   if (env.UX_ZSH_FORK_CACHE) return resolve(env.UX_ZSH_FORK_CACHE);
   return join(env.HOME || homedir(), '.cache', 'ux', 'zsh-fork', patchSha256.slice(0, 12));
+}
+
+/**
+ * The patched zsh the tests and CI built for the current patch (`ensureZshForkCache`, run by
+ * `npm test`), when that file is there and executable: `ux zsh-fork status` and `ux doctor` offer it
+ * to a person whose own location is empty. Whether it really is the patched build is
+ * `verifyZshFork`'s and `readBuildInfo`'s to say; nothing uses it unless it is configured.
+ */
+export function cachedZshForkPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const zshPath = join(zshForkCacheDir(zshForkPatch().sha256, env), 'bin', 'zsh');
+  try {
+    if (!statSync(zshPath).isFile()) return undefined;
+    accessSync(zshPath, constants.X_OK);
+    return zshPath;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
