@@ -24,6 +24,7 @@ import {
   policyHelp,
   sessionPolicy,
 } from './policy-options.js';
+import { serveSessions, startProcessControl } from './serve-sessions.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
 import { runTerminalView } from './terminal-view.js';
@@ -123,6 +124,10 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     throw new UxError('config_error', `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
+  // `ux ps` and `ux attach` reach this process through its control socket; started beside the door.
+  const control = startProcessControl('exec', cwd, (message) => io.stderr(`ux: warning: ${message}\n`));
+  let served: UnifiedExec | undefined;
+  void control.then((server) => server && serveSessions(server, () => served));
   const door = await createCliDoor(session, {
     policy,
     cwd,
@@ -133,7 +138,12 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       : createNoTerminalReviewer(io.stderr),
     reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
+  }).catch(async (error: unknown) => {
+    await (await control)?.close();
+    throw error;
   });
+
+  served = door;
 
   // --json is a stream of JSON lines: the results, and each exchange through the session's network
   // proxy as it ends (a `network_access` event), so a denied host is on record beside the command.
@@ -225,6 +235,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     stop.remove();
     terminal?.close();
     await door.shutdown();
+    await (await control)?.close();
     stopNetworkEvents?.();
   }
 }
