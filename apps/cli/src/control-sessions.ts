@@ -91,7 +91,8 @@ export function renderPs(processes: readonly PsProcess[], now = Date.now()): str
       out.push(
         `  ${process.pid}:${session.id}  ${sessionState(session)}  idle ${formatElapsed(session.idleMs)}  ${session.tty ? 'tty' : 'pipe'}  ${session.environment}  sandbox ${session.sandbox}  ${readableText(commandText(session.command))}`,
       );
-      for (const line of session.lastLines) out.push(`      | ${readableText(line)}`);
+      for (const line of session.lastLines)
+        out.push(`      | ${readableText(withoutTerminalSequences(line))}`);
     }
   }
   return `${out.join('\n')}\n`;
@@ -110,4 +111,14 @@ export function commandText(argv: readonly string[]): string {
   const flag = argv.findIndex((word) => /^-[a-z]*c$/.test(word));
   if (flag >= 1 && flag === argv.length - 2) return argv[argv.length - 1] ?? '';
   return displayCommand([...argv]);
+}
+
+/**
+ * A line of terminal output without its colour and cursor sequences (CSI, OSC): `ux ps` shows the
+ * text; whatever control character is left is shown escaped.
+ */
+export function withoutTerminalSequences(line: string): string {
+  return line
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
+    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g, '');
 }

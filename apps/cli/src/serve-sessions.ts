@@ -1,36 +1,9 @@
-import { ControlError, type ControlProcessKind, type ControlServer, startControlServer } from '@ux/control';
-import { readableText, StdinClosedError, UnknownProcessIdError } from '@ux/protocol/core';
+import { ControlError, type ControlServer } from '@ux/control';
+import { StdinClosedError, UnknownProcessIdError } from '@ux/protocol/core';
 import { CTRL_C, MAX_WRITE_STDIN_BYTES, type ProcessInfo, type UnifiedExec } from '@ux/unified-exec';
-import packageJson from '../package.json' with { type: 'json' };
 import type { ControlSession } from './control-sessions.js';
 
-/**
- * Starts this process's control socket (`@ux/control`). A control plane that cannot start (an unsafe
- * runtime directory, no Unix sockets) costs the person `ux ps` and `ux attach`, never the session: it
- * is a warning and undefined.
- */
-export async function startProcessControl(
-  kind: ControlProcessKind,
-  cwd: string,
-  warn: (message: string) => void,
-): Promise<ControlServer | undefined> {
-  try {
-    return await startControlServer({
-      kind,
-      cwd,
-      version: packageJson.version,
-      onHandlerError: (line, error) =>
-        warn(
-          `control request failed: ${readableText(error instanceof Error ? error.message : String(error))} (${readableText(line.slice(0, 200))})`,
-        ),
-    });
-  } catch (error) {
-    warn(
-      `no control socket (ux ps and ux attach cannot reach this process): ${readableText(error instanceof Error ? error.message : String(error))}`,
-    );
-    return undefined;
-  }
-}
+export { startProcessControl } from './start-process-control.js';
 
 /**
  * Serves the `sessions.*` methods of docs/control-plane.md for a door's sessions: list, attach (output

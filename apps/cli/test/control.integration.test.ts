@@ -216,6 +216,40 @@ describe('the control plane of ux mcp', () => {
   });
 });
 
+describe('the control plane of ux exec-server', () => {
+  it("lists its hosted processes, and ux kill ends one that the client's model then sees exited", async () => {
+    const home = makeHome({
+      config: `[environments.dev]\ncommand = [${JSON.stringify(process.execPath)}, ${JSON.stringify(BIN)}, "exec-server", "--listen", "stdio"]\n`,
+    });
+    const { client, pid } = await startMcp(home);
+    const sleep = await call(client, 'exec_command', {
+      cmd: 'sleep 100',
+      environment_id: 'dev',
+      yield_time_ms: 500,
+    });
+    expect(sleep.session_id).toBeGreaterThan(0);
+    const listed = await ps(home);
+    const mcp = listed.find((entry) => entry.pid === pid);
+    expect(mcp?.sessions.find((session) => session.id === sleep.session_id)).toMatchObject({
+      environment: 'dev',
+      state: 'running',
+    });
+    // The exec-server the mcp started for `dev` (its child) hosts the same command.
+    const server = listed.find(
+      (entry) => entry.kind === 'exec-server' && entry.cwd === home.workspace && entry.sessions.length > 0,
+    );
+    expect(server).toBeDefined();
+    const hosted = server?.sessions.find((session) => session.command.at(-1)?.endsWith('sleep 100'));
+    expect(hosted).toMatchObject({ state: 'running', tty: false });
+    const killed = await runUx(['kill', `${server?.pid}:${hosted?.id}`], home);
+    expect(killed.stderr).toBe('');
+    expect(killed.status).toBe(0);
+    const ended = await call(client, 'write_stdin', { session_id: sleep.session_id, yield_time_ms: 5000 });
+    expect(ended.exit_code).toBeDefined();
+    expect(ended.session_id).toBeUndefined();
+  });
+});
+
 describe('attacks on the control plane', () => {
   it('a sandboxed command cannot list or connect to any control socket', async () => {
     const { home, pid } = await startMcp();
