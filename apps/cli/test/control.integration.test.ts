@@ -97,8 +97,12 @@ function uxInTmux(args: string[], home: UxHome) {
     '120',
     '-y',
     '30',
+    '-c',
+    home.workspace,
     '-e',
     `UX_HOME=${home.env.UX_HOME}`,
+    '-e',
+    `HOME=${home.env.HOME}`,
     `${quoted}; echo "[attach exited $?]"; sleep 60`,
   );
   const screen = () => tmux('capture-pane', '-p', '-t', 'main');
@@ -213,6 +217,25 @@ describe('the control plane of ux mcp', () => {
     const deadline = Date.now() + 20_000;
     while (existsSync(path) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('the control plane of ux exec', () => {
+  it('ux ps lists an attached ux exec and its session; ux kill ends it there', async () => {
+    const home = makeHome();
+    const terminal = uxInTmux(['exec', '--', 'echo started; sleep 100'], home);
+    await terminal.waitFor('started');
+    const mine = (await ps(home)).find((entry) => entry.kind === 'exec' && entry.cwd === home.workspace);
+    expect(mine?.sessions).toHaveLength(1);
+    const session = mine?.sessions[0];
+    expect(session).toMatchObject({ state: 'running', tty: false });
+    expect(session?.command.at(-1)).toBe('echo started; sleep 100');
+    const killed = await runUx(['kill', `${mine?.pid}:${session?.id}`], home);
+    expect(killed.status).toBe(0);
+    const screen = await terminal.waitFor('[attach exited 143]');
+    expect(screen).toContain(`[ux: session ${session?.id} exited with code 143`);
+    // Its socket went with it.
+    expect(existsSync(controlSocketPath(mine!.pid))).toBe(false);
   });
 });
 
