@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { didYouMean } from '@ux/protocol/core';
 import { ConfigError, UxError } from '@ux/protocol/errors';
 import packageJson from '../package.json' with { type: 'json' };
@@ -134,8 +135,20 @@ function commandNamed(name: string): Run | undefined {
 function unknownCommand(name: string, args: readonly string[]): never {
   if (name.startsWith('-')) throw new UsageError(`unknown option ${name}${didYouMean(name, OPTIONS)}`);
   const hint = didYouMean(name, [...Object.keys(COMMANDS), 'help']);
-  // Nothing close: perhaps a program to run, which goes after `ux exec --`.
-  throw new UsageError(
-    `unknown command "${name}"${hint || `; to run it as a command: ux exec -- ${displayCommand([name, ...args])}`}`,
-  );
+  // Nothing close, or a program of that name (`ux ls` is near `ux ps`): perhaps a program to run,
+  // which goes after `ux exec --`.
+  const run = `; to run it as a command: ux exec -- ${displayCommand([name, ...args])}`;
+  throw new UsageError(`unknown command "${name}"${hint ? `${hint}${onPath(name) ? run : ''}` : run}`);
+}
+
+/** Whether `name` is a program on PATH (only asked when a command was not found). */
+function onPath(name: string): boolean {
+  if (!/^[\w.+-]+$/.test(name)) return false;
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      return dir !== '' && statSync(join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
