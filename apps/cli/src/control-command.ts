@@ -1,6 +1,6 @@
 import { type ControlClient, ControlError, connectControl, listControlProcesses } from '@ux/control';
 import { readableText } from '@ux/protocol/core';
-import { type AttachPort, attachPort } from './attach-session.js';
+import { type AttachPort, attachPort, attachStatus } from './attach-session.js';
 import {
   type ControlSession,
   commandText,
@@ -93,13 +93,26 @@ async function attachCommand(args: string[], io: Io): Promise<number> {
   const client = await connectControl(process.pid);
   try {
     const port = await controlAttachPort(client, target.session);
+    const label = `${process.pid}:${target.session}`;
+    // A prompt waiting on its line (a REPL's `>>> `) is shown under the status, so the person sees
+    // where the keys go; output that ended with its line is not repeated.
+    const prompt =
+      port.session.state === 'running' && port.session.lastLineOpen
+        ? port.session.lastLines.at(-1)
+        : undefined;
+    if (port.session.state === 'running') {
+      terminal.write(attachStatus({ sessionId: target.session, tty: port.session.tty, label }));
+      if (prompt) terminal.write(prompt);
+    }
     const outcome = await attachPort(
       port,
       {
         sessionId: target.session,
         tty: port.session.tty,
         startedAt: port.session.startedAt,
-        label: `${process.pid}:${target.session}`,
+        label,
+        announced: true,
+        atLineStart: !prompt,
       },
       terminal,
     );

@@ -26,6 +26,8 @@ export interface ControlSession {
   idleMs: number;
   /** Its latest output's last lines. */
   lastLines: string[];
+  /** The last of them has no newline yet (a prompt waiting on its line). */
+  lastLineOpen?: boolean;
 }
 
 /** A ux process and its sessions, as `ux ps --json` lists them. */

@@ -78,6 +78,7 @@ export function controlSession(info: ProcessInfo, now = Date.now()): ControlSess
     startedAt: info.startedAt,
     idleMs: Math.max(0, now - (info.lastOutputAt ?? info.startedAt)),
     lastLines: info.lastLines,
+    ...(info.lastLineOpen ? { lastLineOpen: true } : {}),
   };
 }
 

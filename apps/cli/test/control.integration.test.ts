@@ -148,6 +148,8 @@ describe('the control plane of ux mcp', () => {
     await terminal.waitFor(`[ux: running as session ${pid}:${repl.session_id}; keys go to the process`);
     terminal.type('print(6*7)');
     terminal.key('Enter');
+    // The REPL's prompt was shown on attach, and the keys went after it.
+    await terminal.waitFor('>>> print(6*7)');
     await terminal.waitFor('42');
     terminal.key('C-]');
     const after = await terminal.waitFor('[attach exited 0]');

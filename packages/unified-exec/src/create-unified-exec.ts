@@ -132,6 +132,8 @@ export interface ProcessInfo {
   exitCode?: number;
   /** The last few lines of its latest output (at most `LAST_OUTPUT_LINES`), as printed. */
   lastLines: string[];
+  /** The last of `lastLines` is not ended yet (no newline after it: a prompt, say). */
+  lastLineOpen?: boolean;
   /** Its foreground process is blocked reading its terminal or stdin (when the platform can tell). */
   waitingForInput?: boolean;
 }
@@ -468,6 +470,7 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
           ...(lastOutputAt === undefined ? {} : { lastOutputAt }),
           ...(status === undefined ? {} : { exitCode: status.exitCode }),
           lastLines: entry.stream.lastLines(LAST_OUTPUT_LINES),
+          ...(entry.stream.lastLineOpen ? { lastLineOpen: true } : {}),
         };
       });
     },

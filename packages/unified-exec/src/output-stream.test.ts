@@ -28,6 +28,10 @@ describe('OutputStream for people watching', () => {
     push('one\ntwo\r\nthree\nfour\n');
     push('>>> ');
     expect(stream.lastLines(3)).toEqual(['three', 'four', '>>> ']);
+    expect(stream.lastLineOpen).toBe(true);
+    push('\n');
+    expect(stream.lastLineOpen).toBe(false);
+    expect(stream.lastLines(1)).toEqual(['>>> ']);
     expect(stream.lastLines(0)).toEqual([]);
     expect(stream.lastOutputAt).toBeTypeOf('number');
   });

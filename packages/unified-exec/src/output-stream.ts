@@ -28,10 +28,19 @@ export class OutputStream {
   /** When the process last printed (ms since the epoch); undefined: not yet. */
   lastOutputAt: number | undefined;
 
+  /**
+   * `earlier`: what the process printed before the stream subscribed (the early-exit window), which
+   * only its last lines (`lastLines`) include.
+   */
   constructor(
     process: ExecProcess,
     private readonly onDelta: (chunk: Uint8Array) => void,
+    earlier?: Uint8Array,
   ) {
+    if (earlier && earlier.length > 0) {
+      this.keepLatest(earlier);
+      this.lastOutputAt = Date.now();
+    }
     process.onOutput((chunk) => {
       this.lastOutputAt = Date.now();
       this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -65,6 +74,12 @@ export class OutputStream {
     return lines.slice(-count);
   }
 
+  /** The latest output ends inside a line (a prompt waiting on the same line, say). */
+  get lastLineOpen(): boolean {
+    const last = this.latest[this.latest.length - 1];
+    return last !== undefined && last !== 0x0a && last !== 0x0d;
+  }
+
   private keepLatest(piece: Uint8Array): void {
     const joined = this.latest.length === 0 ? piece : Buffer.concat([this.latest, piece]);
     if (joined.length <= LAST_OUTPUT_KEEP_BYTES) {
@@ -74,7 +89,8 @@ export class OutputStream {
     let start = joined.length - LAST_OUTPUT_KEEP_BYTES;
     // Start at a character, not inside one.
     while (start < joined.length && ((joined[start] ?? 0) & 0xc0) === 0x80) start++;
-    this.latest = joined.subarray(start);
+    // A copy: a view would keep the whole chunk it came from alive.
+    this.latest = Uint8Array.prototype.slice.call(joined, start);
   }
 
   private flush(final: boolean): void {
