@@ -25,6 +25,7 @@ import {
   policyHelp,
   sessionPolicy,
 } from './policy-options.js';
+import { serveSessions, startProcessControl } from './serve-sessions.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
 import type { QuestionHooks } from './terminal-view.js';
@@ -128,6 +129,10 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   const terminal = io.terminal?.();
   // The terminal view, once it runs, shows the command's output so far before a per-exec question.
   const questionHooks: QuestionHooks = {};
+  // `ux ps` and `ux attach` reach this process through its control socket; started beside the door.
+  const control = startProcessControl('exec', cwd, (message) => io.stderr(`ux: warning: ${message}\n`));
+  let served: UnifiedExec | undefined;
+  void control.then((server) => server && serveSessions(server, () => served));
   const door = await createCliDoor(session, {
     policy,
     cwd,
@@ -142,7 +147,12 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       : createNoTerminalReviewer(io.stderr),
     reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
+  }).catch(async (error: unknown) => {
+    await (await control)?.close();
+    throw error;
   });
+
+  served = door;
 
   // --json is a stream of JSON lines: the results, and each exchange through the session's network
   // proxy as it ends (a `network_access` event), so a denied host is on record beside the command.
@@ -267,6 +277,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     stop.remove();
     terminal?.close();
     await door.shutdown();
+    await (await control)?.close();
     stopNetworkEvents?.();
   }
 }

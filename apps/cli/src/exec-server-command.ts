@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
+import { type ExecServer, type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import type { Requirements } from '@ux/features';
 import { ConfigError } from '@ux/protocol/core';
 import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
@@ -9,7 +9,9 @@ import { credentialVariables, withoutCredentials } from './credential-variables.
 import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
 import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
+import { serveHostedProcesses } from './serve-hosted-processes.js';
 import { policyProtector, sessionHostState } from './session-protection.js';
+import { startProcessControl } from './start-process-control.js';
 import { UsageError } from './usage-error.js';
 
 const HELP_COMMAND = 'ux exec-server --help';
@@ -62,23 +64,37 @@ export async function execServerCommand(
   // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
   const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
   const { help: _help, ...serverSettings } = parsed;
-  return await runExecServer(
-    serverSettings,
-    // Its commands start from its variables: never the tokens this host's ux reads (`token_env`).
-    { ...io, env: withoutCredentials(io.env, credentialVariables(settings.environments)) },
-    {
-      sandboxRegistry,
-      prependPathDirs: helpers,
-      helperPaths: helpers.length > 0 ? applyPatchBinNeeds() : [],
-      // Every sandbox it applies keeps this host's ux state out of reach: the runtime roots (its
-      // snapshots, other ux processes' files) hidden, UX_HOME and the requirements read-only.
-      hostState: sessionHostState(session, io.env),
-      // A private /tmp (config `private_tmp`, default on) and the repositories in each request's
-      // writable roots, protected like the workspace's own.
-      protectPolicy: policyProtector(session, io.env),
-      ...deps,
-    },
+  // `ux ps`, `ux attach` and `ux kill` reach its hosted processes through its control socket.
+  const control = await startProcessControl('exec-server', process.cwd(), (message) =>
+    io.stderr(`ux exec-server: warning: ${message}\n`),
   );
+  let served: ExecServer | undefined;
+  if (control) serveHostedProcesses(control, () => served);
+  try {
+    return await runExecServer(
+      serverSettings,
+      // Its commands start from its variables: never the tokens this host's ux reads (`token_env`).
+      { ...io, env: withoutCredentials(io.env, credentialVariables(settings.environments)) },
+      {
+        sandboxRegistry,
+        prependPathDirs: helpers,
+        helperPaths: helpers.length > 0 ? applyPatchBinNeeds() : [],
+        // Every sandbox it applies keeps this host's ux state out of reach: the runtime roots (its
+        // snapshots, other ux processes' files) hidden, UX_HOME and the requirements read-only.
+        hostState: sessionHostState(session, io.env),
+        // A private /tmp (config `private_tmp`, default on) and the repositories in each request's
+        // writable roots, protected like the workspace's own.
+        protectPolicy: policyProtector(session, io.env),
+        ...deps,
+        onServer: (server) => {
+          served = server;
+          deps.onServer?.(server);
+        },
+      },
+    );
+  } finally {
+    await control?.close();
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { didYouMean } from '@ux/protocol/core';
 import { ConfigError, UxError } from '@ux/protocol/errors';
 import packageJson from '../package.json' with { type: 'json' };
@@ -15,6 +16,7 @@ type McpCommand = typeof import('./mcp-command.js');
 type ExecServerCommand = typeof import('./exec-server-command.js');
 type ZshForkCommand = typeof import('./zsh-fork-command.js');
 type ApplyPatchCommand = typeof import('./apply-patch-command.js');
+type ControlCommand = typeof import('./control-command.js');
 
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
@@ -29,6 +31,10 @@ Commands:
   exec-server --listen stdio|ws://IP:PORT
                               serve Codex's exec-server protocol: a process host for remote
                               environments (ssh host ux exec-server --listen stdio)
+  ps [--json]                 every live ux process (mcp, exec, exec-server) and its sessions: state,
+                              idle time, last output lines
+  attach PID:SESSION          watch a session of any ux process and type into it (Ctrl-] detaches)
+  kill PID:SESSION            end one session of a ux process
   features list               the feature flags: stage, value, and which layer set it
   features explain            how the flags collapse into a mode and a tool plan
   zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
@@ -58,6 +64,9 @@ const COMMANDS: Record<string, Run> = {
   'exec-server': (args, io) => bundle<ExecServerCommand>('exec-server-command').execServerCommand(args, io),
   features: (args, io) => bundle<FeaturesCommand>('features-command').featuresCommand(args, io),
   'zsh-fork': (args, io) => bundle<ZshForkCommand>('zsh-fork-command').zshForkCommand(args, io),
+  ps: (args, io) => bundle<ControlCommand>('control-command').controlCommand('ps', args, io),
+  attach: (args, io) => bundle<ControlCommand>('control-command').controlCommand('attach', args, io),
+  kill: (args, io) => bundle<ControlCommand>('control-command').controlCommand('kill', args, io),
   'apply-patch': (args, io) => bundle<ApplyPatchCommand>('apply-patch-command').applyPatchCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
@@ -126,8 +135,20 @@ function commandNamed(name: string): Run | undefined {
 function unknownCommand(name: string, args: readonly string[]): never {
   if (name.startsWith('-')) throw new UsageError(`unknown option ${name}${didYouMean(name, OPTIONS)}`);
   const hint = didYouMean(name, [...Object.keys(COMMANDS), 'help']);
-  // Nothing close: perhaps a program to run, which goes after `ux exec --`.
-  throw new UsageError(
-    `unknown command "${name}"${hint || `; to run it as a command: ux exec -- ${displayCommand([name, ...args])}`}`,
-  );
+  // Nothing close, or a program of that name (`ux ls` is near `ux ps`): perhaps a program to run,
+  // which goes after `ux exec --`.
+  const run = `; to run it as a command: ux exec -- ${displayCommand([name, ...args])}`;
+  throw new UsageError(`unknown command "${name}"${hint ? `${hint}${onPath(name) ? run : ''}` : run}`);
+}
+
+/** Whether `name` is a program on PATH (only asked when a command was not found). */
+function onPath(name: string): boolean {
+  if (!/^[\w.+-]+$/.test(name)) return false;
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      return dir !== '' && statSync(join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  });
 }

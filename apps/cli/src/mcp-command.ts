@@ -57,6 +57,7 @@ import {
   sessionDirectory,
   sessionPolicy,
 } from './policy-options.js';
+import { serveSessions, startProcessControl } from './serve-sessions.js';
 import { serveStartupError } from './serve-startup-error.js';
 import { UsageError } from './usage-error.js';
 
@@ -198,6 +199,12 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
   const remoteEnvironments = session.settings.environments.some(
     (environment) => environment.kind !== 'local',
   );
+  // `ux ps` and `ux attach` reach this process's sessions through its control socket.
+  const control = await startProcessControl('mcp', cwd, (message) =>
+    io.stderr(`ux mcp: warning: ${message}\n`),
+  );
+  let controlDoor: UnifiedExec | undefined;
+  if (control) serveSessions(control, () => controlDoor);
 
   const server = new Server(
     { name: 'ux', version: packageJson.version },
@@ -218,6 +225,9 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
   )._oninitialize.bind(server);
   server.setRequestHandler(InitializeRequestSchema, async (request) => {
     const answer = await sdkInitialize(request);
+    const client = request.params.clientInfo;
+    if (client?.name)
+      control?.setInfo({ clientName: client.version ? `${client.name} ${client.version}` : client.name });
     // The session starts now, so that one that cannot start is told in this answer (and every later one).
     await ensureDoor();
     const canElicit = Boolean(request.params.capabilities.elicitation);
@@ -308,6 +318,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     // `info` when it went through, `warning` when it was refused.
     void doorCreation.then(
       (door) => {
+        controlDoor = door;
         setPaused = (paused) => door.setPaused(paused);
         return door.onEvent((event) => {
           if (event.type !== 'network_access') return;
@@ -430,6 +441,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       draining = true;
       const door = await doorCreation?.catch(() => undefined);
       await door?.shutdown();
+      await control?.close();
       const deadline = Date.now() + ANSWER_WAIT_MS;
       while (transport.pending.size > 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 10));

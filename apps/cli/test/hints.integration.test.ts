@@ -18,12 +18,15 @@ describe('ux: commands and help', () => {
   it.each([
     [['exce'], 'ux: unknown command "exce" (did you mean "exec"?)\n'],
     [['doctr'], 'ux: unknown command "doctr" (did you mean "doctor"?)\n'],
-    [['ls', '-la'], 'ux: unknown command "ls"; to run it as a command: ux exec -- ls -la\n'],
+    [
+      ['ls', '-la'],
+      'ux: unknown command "ls" (did you mean "ps"?); to run it as a command: ux exec -- ls -la\n',
+    ],
     [['--verison'], 'ux: unknown option --verison (did you mean "--version"?)\n'],
     [['toString'], 'ux: unknown command "toString"; to run it as a command: ux exec -- toString\n'],
     [
       ['help', 'nonsense'],
-      'ux: no help for "nonsense": not a ux command; the commands are exec, sandbox, doctor, mcp, exec-server, features, zsh-fork, apply-patch\n',
+      'ux: no help for "nonsense": not a ux command; the commands are exec, sandbox, doctor, mcp, exec-server, features, zsh-fork, ps, attach, kill, apply-patch\n',
     ],
     [['help', 'exce'], 'ux: no help for "exce": not a ux command (did you mean "exec"?)'],
     [['help', 'exec', 'now'], 'ux: unexpected argument "now"; usage: ux help [COMMAND]'],

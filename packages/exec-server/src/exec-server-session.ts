@@ -65,6 +65,9 @@ export class ExecServerSession {
     }
     const hosted = new HostedProcess({
       processId,
+      argv: params.argv,
+      cwd: params.cwd,
+      sandboxType: started.sandboxType,
       process: started.process,
       tty: params.tty,
       stdinOpen: params.tty || params.pipeStdin === true,
@@ -111,6 +114,11 @@ export class ExecServerSession {
     if (entry === undefined) throw invalidRequest(`unknown process id ${processId}`);
     if (entry === 'starting') throw invalidRequest(`process id ${processId} is starting`);
     return entry;
+  }
+
+  /** The processes it hosts (started ones), oldest first. */
+  hosted(): HostedProcess[] {
+    return [...this.processes.values()].filter((entry): entry is HostedProcess => entry !== STARTING);
   }
 
   /** Nothing is starting or running (closed processes may still be readable). */

@@ -13,6 +13,7 @@ import { environmentInfo } from './environment-info.js';
 import { EXITED_PROCESS_RETENTION_MS, SHUTDOWN_GRACE_MS } from './exec-server-constants.js';
 import { ExecServerSession } from './exec-server-session.js';
 import { EXEC_SERVER_VERSION } from './exec-server-version.js';
+import type { HostedProcess } from './hosted-process.js';
 import { invalidRequest, RpcError } from './rpc-error.js';
 import { createSandboxSelection } from './sandbox-selection.js';
 import { ShellSnapshotStore } from './shell-snapshot-store.js';
@@ -85,6 +86,12 @@ export interface ExecServer {
   shutdown(): Promise<void>;
   /** Live sessions (attached or kept after a disconnect). */
   readonly sessionCount: number;
+  /**
+   * Every hosted process of every session, each with a number of its own for this server (1, 2, …:
+   * what `ux ps` and `ux attach` call it; the protocol's process ids are the clients' and may repeat
+   * across sessions).
+   */
+  hostedProcesses(): { id: number; sessionId: string; process: HostedProcess }[];
 }
 
 /**
@@ -124,6 +131,9 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
     ...(snapshots ? { snapshots } : {}),
   };
   let shuttingDown: Promise<void> | undefined;
+  // The numbers `hostedProcesses` gives, by process.
+  const numbers = new WeakMap<HostedProcess, number>();
+  let lastNumber = 0;
 
   const host = {
     newSession() {
@@ -194,6 +204,19 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
     },
     get sessionCount() {
       return sessions.size;
+    },
+    hostedProcesses() {
+      const all: { id: number; sessionId: string; process: HostedProcess }[] = [];
+      for (const session of sessions)
+        for (const process of session.hosted()) {
+          let id = numbers.get(process);
+          if (id === undefined) {
+            id = ++lastNumber;
+            numbers.set(process, id);
+          }
+          all.push({ id, sessionId: session.id, process });
+        }
+      return all.sort((a, b) => a.id - b.id);
     },
   };
 }

@@ -35,4 +35,61 @@ describe('HostedProcess', () => {
     expect(text).toBe('\n[ux sandbox: the command created /w/a\\e[2J\\r/.ux; ux removed it]\n');
     expect(read.chunks.map((chunk) => chunk.stream)).toEqual(['stderr']);
   });
+
+  it('tells a person what it runs, its last lines and its exit, and streams its output to watchers', async () => {
+    let emit: ((chunk: Uint8Array) => void) | undefined;
+    let exit: ((status: { exitCode: number }) => void) | undefined;
+    const exited = new Promise<{ exitCode: number }>((resolve) => {
+      exit = resolve;
+    });
+    const process = {
+      onOutput: (listener: (chunk: Uint8Array) => void) => {
+        emit = listener;
+        return () => {};
+      },
+      exited,
+      closed: exited.then(() => undefined),
+      exitStatus: () => undefined,
+    } as unknown as ExecProcess;
+    const hosted = new HostedProcess({
+      processId: 'p2',
+      argv: ['bash', '-c', 'serve'],
+      cwd: 'file:///w/my%20dir',
+      sandboxType: 'bwrap',
+      process,
+      tty: true,
+      stdinOpen: true,
+      settled: Promise.resolve(),
+      notify: () => {},
+      onClosed: () => {},
+    });
+    const seen: string[] = [];
+    const exits: number[] = [];
+    const stop = hosted.watch({
+      output: (data) => seen.push(Buffer.from(data).toString()),
+      exit: (code) => exits.push(code),
+    });
+    emit!(Buffer.from('one\r\ntwo\r\n>>> '));
+    await hosted.read(0, null, 1000);
+    expect(seen.join('')).toBe('one\r\ntwo\r\n>>> ');
+    expect(hosted.info(2)).toMatchObject({
+      processId: 'p2',
+      argv: ['bash', '-c', 'serve'],
+      cwd: '/w/my dir',
+      tty: true,
+      sandbox: 'bwrap',
+      running: true,
+      lastLines: ['two', '>>> '],
+    });
+    exit!({ exitCode: 3 });
+    await hosted.read(1, null, 1000);
+    expect(exits).toEqual([3]);
+    expect(hosted.info(5)).toMatchObject({ running: false, exitCode: 3 });
+    stop();
+    // A watcher that comes after the exit is told at once.
+    const late: number[] = [];
+    hosted.watch({ output: () => {}, exit: (code) => late.push(code) });
+    await Promise.resolve();
+    expect(late).toEqual([3]);
+  });
 });

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import {
   type ExecProcess,
   isSandboxDenial,
@@ -31,6 +32,11 @@ export type Notify = (message: Record<string, unknown> | Buffer, droppable: bool
 
 export interface HostedProcessOptions {
   processId: string;
+  /** What it runs and where (for a person listing the host's processes: `ux ps`). */
+  argv?: readonly string[];
+  cwd?: string;
+  /** The sandbox backend id, or `none`. */
+  sandboxType?: string;
   process: ExecProcess;
   tty: boolean;
   /** stdin was asked for (`tty` or `pipeStdin`). */
@@ -55,9 +61,30 @@ interface RetainedChunk {
  * close; output pushed as notifications and retained (1 MiB / 50 000 chunks) for `process/read`;
  * `writeId` de-duplication; exit reported after the output settles, with the sandbox-denied verdict.
  */
+/** One hosted process as a person sees it (`ux ps` of an exec-server). */
+export interface HostedProcessInfo {
+  processId: string;
+  argv: readonly string[];
+  cwd: string;
+  tty: boolean;
+  sandbox: string;
+  running: boolean;
+  exitCode?: number;
+  startedAt: number;
+  lastOutputAt?: number;
+  /** The last lines of its retained output (at most `count`). */
+  lastLines: string[];
+}
+
 export class HostedProcess {
   readonly processId: string;
   readonly tty: boolean;
+  readonly startedAt = Date.now();
+  private lastOutputAt: number | undefined;
+  private readonly argv: readonly string[];
+  private readonly cwd: string;
+  private readonly sandboxType: string;
+  private readonly watchers = new Set<{ output(data: Uint8Array): void; exit(exitCode: number): void }>();
   private readonly process: ExecProcess;
   private readonly stdinOpen: boolean;
   private readonly sandbox: HostedProcessOptions['sandbox'];
@@ -78,6 +105,9 @@ export class HostedProcess {
 
   constructor(options: HostedProcessOptions) {
     this.processId = options.processId;
+    this.argv = options.argv ?? [];
+    this.cwd = pathOfUri(options.cwd ?? '');
+    this.sandboxType = options.sandboxType ?? (options.sandbox ? options.sandbox.backend.id : 'none');
     this.tty = options.tty;
     this.process = options.process;
     this.stdinOpen = options.stdinOpen;
@@ -139,7 +169,9 @@ export class HostedProcess {
     this.pendingBytes = 0;
     this.pendingStream = undefined;
     const seq = this.nextSeq++;
+    this.lastOutputAt = Date.now();
     this.retain({ seq, stream, data });
+    for (const watcher of this.watchers) watcher.output(data);
     this.notify(encodeOutputNotification(this.processId, seq, stream, data), true);
     this.wake();
   }
@@ -183,6 +215,8 @@ export class HostedProcess {
         )
       : false;
     this.exit = { exitCode: status.exitCode, sandboxDenied };
+    for (const watcher of [...this.watchers]) watcher.exit(status.exitCode);
+    this.watchers.clear();
     this.notify(
       {
         method: 'process/exited',
@@ -208,6 +242,49 @@ export class HostedProcess {
       false,
     );
     this.wake();
+  }
+
+  /** What it is, for a person: command, state, the last `lines` lines of its retained output. */
+  info(lines: number): HostedProcessInfo {
+    const exitCode = this.exit?.exitCode ?? this.process.exitStatus()?.exitCode;
+    const tail: Uint8Array[] = [];
+    let bytes = 0;
+    for (let i = this.ring.length - 1; i >= this.ringStart && bytes < 4096; i--) {
+      const data = this.ring[i]!.data;
+      tail.unshift(data);
+      bytes += data.length;
+    }
+    const text = Buffer.concat(tail)
+      .subarray(Math.max(0, bytes - 4096))
+      .toString('utf8');
+    const all = text.replace(/\r\n/g, '\n').split(/[\n\r]/);
+    if (all.at(-1) === '') all.pop();
+    return {
+      processId: this.processId,
+      argv: this.argv,
+      cwd: this.cwd,
+      tty: this.tty,
+      sandbox: this.sandboxType,
+      running: exitCode === undefined,
+      ...(exitCode === undefined ? {} : { exitCode }),
+      startedAt: this.startedAt,
+      ...(this.lastOutputAt === undefined ? {} : { lastOutputAt: this.lastOutputAt }),
+      lastLines: lines > 0 ? all.slice(-lines) : [],
+    };
+  }
+
+  /**
+   * Its output from now on and its exit (a person attached through the control socket), beside the
+   * client's reads, which still get everything; returns the unsubscribe function.
+   */
+  watch(watcher: { output(data: Uint8Array): void; exit(exitCode: number): void }): () => void {
+    if (this.exit !== undefined) {
+      const { exitCode } = this.exit;
+      queueMicrotask(() => watcher.exit(exitCode));
+      return () => undefined;
+    }
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   private retainedText(): string {
@@ -350,5 +427,15 @@ export class HostedProcess {
   async kill(): Promise<void> {
     await this.process.terminate();
     await this.process.closed;
+  }
+}
+
+/** A request's cwd (a file: URI on the wire) as a path, for people. */
+function pathOfUri(cwd: string): string {
+  if (!cwd.startsWith('file:')) return cwd;
+  try {
+    return fileURLToPath(cwd);
+  } catch {
+    return cwd;
   }
 }

@@ -8,7 +8,7 @@ import {
   UxError,
 } from '@ux/protocol';
 import { checkedDigest, tokenDigestFromFile } from './capability-token.js';
-import { createExecServer } from './exec-server.js';
+import { createExecServer, type ExecServer } from './exec-server.js';
 import { listenWebSocket, type WebSocketListener } from './listen-websocket.js';
 import { serveStdio } from './serve-stdio.js';
 
@@ -50,6 +50,8 @@ export interface RunExecServerDependencies {
   handleSignals?: boolean;
   /** Resolves to stop the server (in addition to signals and stdin). */
   stop?: Promise<unknown>;
+  /** Told the server once it exists (the CLI serves its hosted processes on the control socket). */
+  onServer?: (server: ExecServer) => void;
   /** Hosts the processes; default a new `createLocalSpawner()`. */
   spawner?: Spawner;
   /** Helper directories advertised as `prependPathDirs` (the CLI's `apply_patch`); default none. */
@@ -115,6 +117,7 @@ export async function runExecServer(
     ...(args.detachedTimeoutMs === undefined ? {} : { detachedTimeoutMs: args.detachedTimeoutMs }),
     log: (line) => io.stderr(`${line}\n`),
   });
+  deps.onServer?.(server);
   const stdin = deps.stdin ?? process.stdin;
   const stops: Promise<unknown>[] = [];
   if (deps.stop) stops.push(deps.stop);

@@ -40,7 +40,11 @@ export function beginStreaming(
       message: notice.message,
     }),
   );
-  return new OutputStream(launched.process, (chunk) =>
-    door.emit({ type: 'exec_command_output_delta', call_id: callId, stream: 'stdout', chunk }),
+  return new OutputStream(
+    launched.process,
+    (chunk) => door.emit({ type: 'exec_command_output_delta', call_id: callId, stream: 'stdout', chunk }),
+    // What it printed in the early-exit window, still waiting for the first call to collect it: for
+    // the session's last lines only.
+    launched.tracker.buffer.snapshot(),
   );
 }

@@ -14,6 +14,7 @@ import {
   type ShellEnvironmentPolicy,
   shellCommandToolDefinition,
   type ToolDefinition,
+  UnknownProcessIdError,
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
@@ -28,7 +29,7 @@ import { ProcessStore } from './process-store.js';
 import { shellCommand } from './shell-command.js';
 import { ShellSnapshots } from './shell-snapshots.js';
 import { type CallContext, failed, type ToolResponse } from './tool-response.js';
-import { writeStdin } from './write-stdin.js';
+import { deliverChars, writeStdin } from './write-stdin.js';
 
 export interface UnifiedExecOptions {
   /** Policy: approvals, sandbox choice, retries. */
@@ -121,11 +122,31 @@ export interface ProcessInfo {
   tty: boolean;
   running: boolean;
   sandbox: string;
-  /**
-   * Its foreground processes are blocked reading its terminal or stdin pipe (asked of /proc now).
-   * Absent where that cannot be told: macOS, Windows, remote environments, a process that just ended.
-   */
+  /** The `exec_command` call that started it (its output deltas carry this id). */
+  callId: string;
+  /** When it started (ms since the epoch). */
+  startedAt: number;
+  /** When it last printed (ms since the epoch); absent: nothing yet. */
+  lastOutputAt?: number;
+  /** Its exit code once it has exited. */
+  exitCode?: number;
+  /** The last few lines of its latest output (at most `LAST_OUTPUT_LINES`), as printed. */
+  lastLines: string[];
+  /** The last of `lastLines` is not ended yet (no newline after it: a prompt, say). */
+  lastLineOpen?: boolean;
+  /** Its foreground process is blocked reading its terminal or stdin (when the platform can tell). */
   waitingForInput?: boolean;
+}
+
+/** How many of a session's last output lines `processes()` reports. */
+export const LAST_OUTPUT_LINES = 5;
+
+/** What `watchSession` reports about one session. */
+export interface SessionWatcher {
+  /** Output as it comes (whole characters), from the moment of the call on. */
+  output(chunk: Uint8Array): void;
+  /** The session's process ended and its output was read to the end. */
+  exit(exitCode: number): void;
 }
 
 /** The door: the model-facing tools and the operations on their processes. */
@@ -167,6 +188,23 @@ export interface UnifiedExec {
    * after the script's earlier output. Undefined when the call has no such command running.
    */
   outputSoFar(callId: string): Uint8Array | undefined;
+  /**
+   * Watches one session's output from now on (a person attached from another terminal), not tied to
+   * any call; returns the unsubscribe function, or undefined when no such session is stored. Watching
+   * takes nothing away: the model's next poll still collects the same output.
+   */
+  watchSession(sessionId: number, watcher: SessionWatcher): (() => void) | undefined;
+  /**
+   * Delivers a person's keys to a session through `write_stdin`'s path, without collecting its output:
+   * what the keys cause stays for the model's next poll. To a pipe session only Ctrl-C is delivered
+   * (SIGINT). Throws `UnknownProcessIdError` (no such session) or `StdinClosedError` (`no_stdin`).
+   */
+  writeToSession(sessionId: number, chars: string): Promise<void>;
+  /**
+   * Ends one session's process (its process group, as `terminate` does); the session stays stored so
+   * the model's next poll sees that it exited. Throws `UnknownProcessIdError` when there is none.
+   */
+  terminateSession(sessionId: number): Promise<void>;
 }
 
 /** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
@@ -428,16 +466,61 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       else await this.shutdown();
     },
     processes() {
-      return store.values().map((entry) => ({
-        sessionId: entry.id,
-        command: entry.command,
-        cwd: entry.cwd,
-        environment: entry.environment,
-        tty: entry.tty,
-        running: !entry.hasExited(),
-        sandbox: entry.launched.sandboxType,
-        ...waitingField(entry),
-      }));
+      return store.values().map((entry) => {
+        const status = entry.launched.process.exitStatus();
+        const lastOutputAt = entry.stream.lastOutputAt;
+        return {
+          sessionId: entry.id,
+          command: entry.command,
+          cwd: entry.cwd,
+          environment: entry.environment,
+          tty: entry.tty,
+          running: status === undefined,
+          sandbox: entry.launched.sandboxType,
+          callId: entry.callId,
+          startedAt: entry.startedAt,
+          ...(lastOutputAt === undefined ? {} : { lastOutputAt }),
+          ...(status === undefined ? {} : { exitCode: status.exitCode }),
+          lastLines: entry.stream.lastLines(LAST_OUTPUT_LINES),
+          ...(entry.stream.lastLineOpen ? { lastLineOpen: true } : {}),
+          ...waitingField(entry),
+        };
+      });
+    },
+    watchSession(sessionId, watcher) {
+      const entry = store.get(sessionId);
+      if (!entry) return undefined;
+      let active = true;
+      const stop = entry.stream.watch((chunk) => {
+        if (active) watcher.output(chunk);
+      });
+      void entry.stream.drained.then(() => {
+        if (!active) return;
+        active = false;
+        stop();
+        watcher.exit(entry.launched.process.exitStatus()?.exitCode ?? -1);
+      });
+      return () => {
+        active = false;
+        stop();
+      };
+    },
+    async writeToSession(sessionId, chars) {
+      const entry = store.get(sessionId);
+      if (!entry) throw new UnknownProcessIdError(sessionId);
+      if (chars === '') return;
+      await deliverChars(entry, chars);
+      emit({
+        type: 'terminal_interaction',
+        call_id: entry.callId,
+        process_id: String(sessionId),
+        stdin: chars,
+      });
+    },
+    async terminateSession(sessionId) {
+      const entry = store.get(sessionId);
+      if (!entry) throw new UnknownProcessIdError(sessionId);
+      await entry.launched.process.terminate();
     },
     waitingForInput(sessionId) {
       const entry = store.get(sessionId);

@@ -2,7 +2,9 @@ export { buildEnvironment, PINNED_ENVIRONMENT } from './build-environment.js';
 export { POST_EXIT_CLOSE_WAIT_CAP_MS } from './collect-output.js';
 export {
   createUnifiedExec,
+  LAST_OUTPUT_LINES,
   type ProcessInfo,
+  type SessionWatcher,
   type UnifiedExec,
   type UnifiedExecOptions,
 } from './create-unified-exec.js';

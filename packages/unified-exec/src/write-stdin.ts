@@ -1,6 +1,6 @@
 import { StdinClosedError, UnknownProcessIdError, UxError } from '@ux/protocol/core';
 import { collectOutput } from './collect-output.js';
-import type { DoorContext } from './door-context.js';
+import type { DoorContext, Entry } from './door-context.js';
 import { maxOutputTokens, sessionReceipt } from './receipt.js';
 import { writeStdinArguments } from './tool-arguments.js';
 import { type CallContext, failed, interrupted, type ToolResponse } from './tool-response.js';
@@ -46,9 +46,11 @@ export async function writeStdin(
   }
 
   if (chars !== '') {
-    if (!entry.tty) {
-      if (chars !== CTRL_C) {
-        const error = new StdinClosedError({ processId: id, reason: 'no_stdin' });
+    try {
+      await deliverChars(entry, chars);
+      if (entry.tty) await new Promise((resolve) => setTimeout(resolve, POST_WRITE_SETTLE_MS));
+    } catch (error) {
+      if (StdinClosedError.isInstance(error) && error.reason === 'no_stdin') {
         return failed(callStart, {
           code: error.code,
           message: `write_stdin failed: ${error.message}`,
@@ -56,25 +58,15 @@ export async function writeStdin(
           error,
         });
       }
-      await process.interrupt();
-    } else {
-      try {
-        await process.write(chars);
-        await new Promise((resolve) => setTimeout(resolve, POST_WRITE_SETTLE_MS));
-      } catch (error) {
-        // A process that has exited still has output to collect; anything else is a failed write.
-        if (process.exitStatus() === undefined) {
-          const detail = StdinClosedError.isInstance(error)
-            ? 'failed to write to stdin'
-            : (error as Error).message;
-          return failed(callStart, {
-            code: UxError.isInstance(error) ? error.code : 'write_failed',
-            message: `write_stdin failed: ${detail}`,
-            nextStep: `Poll session ${id} with empty chars to see its state.`,
-            ...(UxError.isInstance(error) ? { error } : {}),
-          });
-        }
-      }
+      const detail = StdinClosedError.isInstance(error)
+        ? 'failed to write to stdin'
+        : (error as Error).message;
+      return failed(callStart, {
+        code: UxError.isInstance(error) ? error.code : 'write_failed',
+        message: `write_stdin failed: ${detail}`,
+        nextStep: `Poll session ${id} with empty chars to see its state.`,
+        ...(UxError.isInstance(error) ? { error } : {}),
+      });
     }
   }
 
@@ -114,6 +106,26 @@ export async function writeStdin(
   } finally {
     entry.activeCalls -= 1;
     call.done();
+  }
+}
+
+/**
+ * Delivers chars to a session as `write_stdin` does, without collecting its output (which stays for
+ * the next poll): all of them to a terminal; to a pipe session only Ctrl-C, as SIGINT to its process
+ * group, anything else is a `StdinClosedError` (`no_stdin`). A write to a process that has exited
+ * is not an error (its output is still to collect).
+ */
+export async function deliverChars(entry: Entry, chars: string): Promise<void> {
+  const { process } = entry.launched;
+  if (!entry.tty) {
+    if (chars !== CTRL_C) throw new StdinClosedError({ processId: entry.id, reason: 'no_stdin' });
+    await process.interrupt();
+    return;
+  }
+  try {
+    await process.write(chars);
+  } catch (error) {
+    if (process.exitStatus() === undefined) throw error;
   }
 }
 
