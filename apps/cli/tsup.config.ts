@@ -22,6 +22,7 @@ import { defineConfig, type Options } from 'tsup';
 // one of them would fail at load (`require` of an ES module), which the CLI's tests would show.
 const leanCommands = [
   'apply-patch-command',
+  'approvals-command',
   'doctor-command',
   'exec-command',
   'features-command',

@@ -15,6 +15,7 @@ type McpCommand = typeof import('./mcp-command.js');
 type ExecServerCommand = typeof import('./exec-server-command.js');
 type ZshForkCommand = typeof import('./zsh-fork-command.js');
 type ApplyPatchCommand = typeof import('./apply-patch-command.js');
+type ApprovalsCommand = typeof import('./approvals-command.js');
 
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
@@ -34,6 +35,9 @@ Commands:
   zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
   apply-patch [PATCH]         apply a patch in apply_patch's format here (sandboxed commands run it
                               as apply_patch)
+  approvals [--watch] [--json] the approval questions your ux processes wait on, answered with one key
+  approvals answer ID DECISION
+                              answer one from a script (approve, approve-session, deny, abort)
   help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)
 
 Options:
@@ -59,6 +63,7 @@ const COMMANDS: Record<string, Run> = {
   features: (args, io) => bundle<FeaturesCommand>('features-command').featuresCommand(args, io),
   'zsh-fork': (args, io) => bundle<ZshForkCommand>('zsh-fork-command').zshForkCommand(args, io),
   'apply-patch': (args, io) => bundle<ApplyPatchCommand>('apply-patch-command').applyPatchCommand(args, io),
+  approvals: (args, io) => bundle<ApprovalsCommand>('approvals-command').approvalsCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
 

@@ -1,0 +1,197 @@
+// The approvals inbox end to end: `ux mcp` driven by the MCP SDK's own client WITHOUT elicitation, its
+// questions answered (or not) through the shipped `ux approvals` from another process.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { useLeakCheck } from '@ux/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, makeHome, mcpClient, runUx, type UxHome } from './cli-harness.js';
+
+useLeakCheck();
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close()));
+});
+
+interface Listed {
+  id: string;
+  pid: number;
+  kind: string;
+  headline: string;
+  details: { label: string; text: string }[];
+  choices: { key: string; value: string; label: string }[];
+  callId: string;
+  expiresAt?: number;
+}
+
+async function serve(home: UxHome, args: string[] = ['--approval', 'on-request']) {
+  const { client, transport } = mcpClient(home, args);
+  const stderr: string[] = [];
+  transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
+  await client.connect(transport);
+  open.push(client);
+  const pid = transport.pid!;
+  return { client, pid, stderr };
+}
+
+/** The questions `ux approvals --json` lists for process `pid`, once there are `count` of them. */
+async function pendingOf(home: UxHome, pid: number, count = 1): Promise<Listed[]> {
+  for (;;) {
+    const listed = await runUx(['approvals', '--json'], home);
+    expect(listed.status, listed.stderr).toBe(0);
+    const mine = (JSON.parse(listed.stdout) as { approvals: Listed[] }).approvals.filter(
+      (approval) => approval.pid === pid,
+    );
+    if (mine.length >= count) return mine;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function text(result: unknown): string {
+  return ((result as { content: { text: string }[] }).content ?? []).map((part) => part.text).join('');
+}
+
+describe('approvals inbox (ux mcp without elicitation, answered with ux approvals)', () => {
+  it('a require_escalated call waits in the inbox, is approved with `ux approvals answer`, and runs', async () => {
+    const home = makeHome();
+    const target = join(home.home, 'escalated-approved.txt');
+    const { client, pid, stderr } = await serve(home);
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+    });
+    const [question] = await pendingOf(home, pid);
+    expect(question!.id).toMatch(new RegExp(`^${pid}:\\d+$`));
+    expect(question!.kind).toBe('escalation');
+    expect(question!.headline).toBe('approve this command?');
+    expect(question!.details).toContainEqual({ label: 'command', text: `touch ${target}` });
+    expect(question!.details).toContainEqual({
+      label: 'sandbox',
+      text: 'approving runs it OUTSIDE the sandbox (full access to your files and network)',
+    });
+    // The terminal prompt's keys: approve once, for the session, always for the prefix `touch`, deny, abort.
+    expect(question!.choices.map((choice) => choice.key)).toEqual(['y', 'a', 'p', 'n', 'x']);
+    // Nothing ran before the answer.
+    expect(existsSync(target)).toBe(false);
+    expect(stderr.join('')).toContain('approval questions go to the approvals inbox');
+
+    // A decision the question does not offer, and an id nobody has, are refused with what there is.
+    const wrong = await runUx(['approvals', 'answer', question!.id, 'deny-session'], home);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain(
+      `question ${question!.id} does not offer "deny-session"; it offers approve, approve-session, approve-prefix, deny, abort`,
+    );
+    const unknown = await runUx(['approvals', 'answer', `${pid}:999`, 'approve'], home);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain(`no pending question "${pid}:999" here; pending: ${question!.id}`);
+
+    const answered = await runUx(['approvals', 'answer', question!.id, 'approve'], home);
+    expect(answered.status, answered.stderr).toBe(0);
+    expect(answered.stdout).toBe(`${question!.id}: approve once\n`);
+    const result = await call;
+    expect(text(result)).toContain('Process exited with code 0');
+    expect(existsSync(target)).toBe(true);
+    // Answered: no longer pending, and a second answer is told so.
+    expect(await pendingOf(home, pid, 0)).toEqual([]);
+    const again = await runUx(['approvals', 'answer', question!.id, 'approve'], home);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(`no pending question "${question!.id}" here`);
+  });
+
+  it('denied in the inbox: nothing runs and the model reads that the person refused', async () => {
+    const home = makeHome();
+    const target = join(home.home, 'escalated-denied.txt');
+    const { client, pid } = await serve(home);
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+    });
+    const [question] = await pendingOf(home, pid);
+    const answered = await runUx(['approvals', 'answer', question!.id, 'deny'], home);
+    expect(answered.stdout).toBe(`${question!.id}: deny\n`);
+    const result = (await call) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('rejected by the user');
+    expect(result.structuredContent).toMatchObject({
+      status: 'refused',
+      refusal: { decided_by: 'person', reason: 'rejected by the user' },
+    });
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('with approval_timeout_s = 1, the model hears that nobody answered within 1 s', async () => {
+    const home = makeHome({ config: 'approval_timeout_s = 1\n' });
+    const target = join(home.home, 'escalated-unanswered.txt');
+    const { client, pid } = await serve(home);
+    const result = (await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+    })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('nobody answered within 1 s');
+    expect(result.structuredContent).toMatchObject({ status: 'refused', refusal: { decided_by: 'nobody' } });
+    expect(String(result.structuredContent!.next_step)).toContain(
+      'Nobody answered the approval question within 1 s (approval_timeout_s)',
+    );
+    expect(existsSync(target)).toBe(false);
+    expect(await pendingOf(home, pid, 0)).toEqual([]);
+  });
+
+  it('approvals_via = "client" keeps the old refusal for a client without elicitation', async () => {
+    const home = makeHome({ config: 'approvals_via = "client"\n' });
+    const { client } = await serve(home);
+    const result = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'touch x', sandbox_permissions: 'require_escalated', justification: 'needed' },
+    });
+    expect(text(result)).toContain('the MCP client does not support elicitation and approvals_via is "client"');
+  });
+
+  it('a user config cannot change an approvals_via pinned by the requirements', async () => {
+    const home = makeHome({ config: 'approvals_via = "client"\n', requirements: 'approvals_via = "inbox"\n' });
+    const doctor = await runUx(['doctor'], home);
+    expect(doctor.stdout + doctor.stderr).toContain(
+      `${home.config}:1:1: approvals_via = "client" is not allowed here: the managed requirements pin approvals_via = "inbox" at ${home.requirements}:1:1`,
+    );
+  });
+
+  it('a sandboxed command cannot reach the control sockets to answer its own question', async () => {
+    const home = makeHome();
+    const target = join(home.home, 'forged.txt');
+    const { client, pid } = await serve(home);
+    // A background session of the model keeps trying every way in: the control directories, and the
+    // shipped ux approvals answering the questions this process will ask (ids PID:1 to PID:3).
+    const ux = `${process.execPath} ${BIN}`;
+    const attempts = join(home.workspace, 'attempts.log');
+    const started = await client.callTool({
+      name: 'exec_command',
+      arguments: {
+        cmd: `while :; do ls -a /run/user/$(id -u)/ux/control /tmp/ux-$(id -u)/control >>${attempts} 2>&1; ${ux} approvals --json >>${attempts} 2>&1; for n in 1 2 3; do ${ux} approvals answer ${pid}:$n approve >>${attempts} 2>&1; echo "answer exit $?" >>${attempts}; done; done`,
+        yield_time_ms: 250,
+      },
+    });
+    expect(text(started)).toContain('Process running with session ID');
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'x' },
+    });
+    const [question] = await pendingOf(home, pid);
+    // Let the attacker go round its loop several times while the question is pending.
+    const tries = () => (existsSync(attempts) ? readFileSync(attempts, 'utf8').split('answer exit').length - 1 : 0);
+    const before = tries();
+    while (tries() < before + 6) await new Promise((resolve) => setTimeout(resolve, 100));
+    const log = readFileSync(attempts, 'utf8');
+    expect(log).toContain('answer exit 1');
+    expect(log).not.toContain('answer exit 0');
+    expect(log).toContain('{"approvals":[]}');
+    expect(log).not.toContain(`${pid}.sock`);
+    // Still pending, still not run: only the person's answer from outside counts.
+    expect((await pendingOf(home, pid)).map((approval) => approval.id)).toEqual([question!.id]);
+    expect(existsSync(target)).toBe(false);
+    const answered = await runUx(['approvals', 'answer', question!.id, 'deny'], home);
+    expect(answered.status).toBe(0);
+    expect(text(await call)).toContain('rejected by the user');
+    expect(existsSync(target)).toBe(false);
+  });
+});
