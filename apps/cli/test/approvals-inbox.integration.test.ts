@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, makeHome, mcpClient, runUx, type UxHome } from './cli-harness.js';
@@ -25,8 +26,12 @@ interface Listed {
   expiresAt?: number;
 }
 
-async function serve(home: UxHome, args: string[] = ['--approval', 'on-request']) {
-  const { client, transport } = mcpClient(home, args);
+async function serve(
+  home: UxHome,
+  args: string[] = ['--approval', 'on-request'],
+  elicit?: (message: string) => ElicitResult,
+) {
+  const { client, transport } = mcpClient(home, args, elicit);
   const stderr: string[] = [];
   transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
   await client.connect(transport);
@@ -136,6 +141,46 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     );
     expect(existsSync(target)).toBe(false);
     expect(await pendingOf(home, pid, 0)).toEqual([]);
+  });
+
+  it('tells the model that the person can be asked, not that nobody can', async () => {
+    const home = makeHome();
+    const { client } = await serve(home);
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toContain('Approvals:');
+    expect(instructions).not.toContain('nobody can be asked');
+    expect(instructions).toContain('the person');
+  });
+
+  it('client-then-inbox: a client that declines at once (codex exec) is not taken as the person; the inbox asks', async () => {
+    const home = makeHome();
+    const target = join(home.home, 'declined-then-approved.txt');
+    let asked = 0;
+    const { client, pid, stderr } = await serve(home, ['--approval', 'on-request'], () => {
+      asked += 1;
+      return { action: 'decline' };
+    });
+    const escalated = (file: string) =>
+      client.callTool({
+        name: 'exec_command',
+        arguments: { cmd: `touch ${file}`, sandbox_permissions: 'require_escalated', justification: 'x' },
+      });
+    const call = escalated(target);
+    const [question] = await pendingOf(home, pid);
+    expect(asked).toBe(1);
+    expect(stderr.join('')).toContain(
+      'the MCP client answers approval questions itself, too fast for a person; approval questions go to the approvals inbox',
+    );
+    await runUx(['approvals', 'answer', question!.id, 'approve'], home);
+    expect(text(await call)).toContain('Process exited with code 0');
+    expect(existsSync(target)).toBe(true);
+    // From then on the client is not asked again: the next question goes straight to the inbox.
+    const second = escalated(join(home.home, 'second.txt'));
+    const [next] = await pendingOf(home, pid);
+    expect(asked).toBe(1);
+    await runUx(['approvals', 'answer', next!.id, 'deny'], home);
+    const refused = (await second) as { structuredContent?: Record<string, unknown> };
+    expect(refused.structuredContent).toMatchObject({ refusal: { decided_by: 'person' } });
   });
 
   it('approvals_via = "client" keeps the old refusal for a client without elicitation', async () => {
