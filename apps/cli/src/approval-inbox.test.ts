@@ -1,4 +1,9 @@
-import { type ApprovalRequest, NoReviewerError, REVIEWER_SPECIFICATION_VERSION, type Reviewer } from '@ux/protocol/core';
+import {
+  type ApprovalRequest,
+  NoReviewerError,
+  REVIEWER_SPECIFICATION_VERSION,
+  type Reviewer,
+} from '@ux/protocol/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalInbox, approvalKind, decisionWord, type InboxEvent, TIMED_OUT } from './approval-inbox.js';
 import { approvalRoute, clientThenInboxReviewer, createInboxReviewer } from './inbox-reviewer.js';
@@ -22,7 +27,8 @@ const network: ApprovalRequest = {
   available_decisions: ['approved', 'approved_for_session', 'network_policy_amendment', 'denied', 'abort'],
 };
 
-const inboxOf = () => new ApprovalInbox({ ruleFile: '/home/dev/.ux/rules/default.rules', pid: 42, now: () => 1000 });
+const inboxOf = () =>
+  new ApprovalInbox({ ruleFile: '/home/dev/.ux/rules/default.rules', pid: 42, now: () => 1000 });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -81,7 +87,12 @@ describe('ApprovalInbox', () => {
     await expect(answer).resolves.toEqual({ type: 'approved_for_session' });
     expect(inbox.list()).toEqual([]);
     expect(events.map((event) => event.type)).toEqual(['added', 'removed']);
-    expect(events[1]).toEqual({ type: 'removed', id: '42:1', reason: 'answered', decision: 'approved_for_session' });
+    expect(events[1]).toEqual({
+      type: 'removed',
+      id: '42:1',
+      reason: 'answered',
+      decision: 'approved_for_session',
+    });
 
     const second = inbox.ask(escalation, { signal: new AbortController().signal });
     inbox.answer('42:2', 'n');
@@ -197,7 +208,12 @@ describe('clientThenInboxReviewer', () => {
   it('sends an automatic refusal to the inbox, and every later question straight there', async () => {
     const asker = client(async () => ({ type: 'denied' }));
     const switched: string[] = [];
-    const reviewer = clientThenInboxReviewer(asker, inbox, () => true, (why) => switched.push(why));
+    const reviewer = clientThenInboxReviewer(
+      asker,
+      inbox,
+      () => true,
+      (why) => switched.push(why),
+    );
     const signal = new AbortController().signal;
     await expect(reviewer.review(escalation, { signal })).resolves.toEqual({ type: 'approved' });
     await expect(reviewer.review(escalation, { signal })).resolves.toEqual({ type: 'approved' });
@@ -210,14 +226,16 @@ describe('clientThenInboxReviewer', () => {
       throw new NoReviewerError('elicitation failed');
     });
     const signal = new AbortController().signal;
-    await expect(clientThenInboxReviewer(failing, inbox, () => false).review(escalation, { signal })).resolves.toEqual({
+    await expect(
+      clientThenInboxReviewer(failing, inbox, () => false).review(escalation, { signal }),
+    ).resolves.toEqual({
       type: 'approved',
     });
     const broken = client(async () => {
       throw new Error('bug');
     });
-    await expect(clientThenInboxReviewer(broken, inbox, () => false).review(escalation, { signal })).rejects.toThrow(
-      'bug',
-    );
+    await expect(
+      clientThenInboxReviewer(broken, inbox, () => false).review(escalation, { signal }),
+    ).rejects.toThrow('bug');
   });
 });

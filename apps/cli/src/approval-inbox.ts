@@ -3,7 +3,12 @@ import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 
 /** What a pending question is about, as `ux approvals` names it. */
-export type ApprovalKind = 'exec_approval' | 'escalation' | 'retry_without_sandbox' | 'network_host' | 'per_exec';
+export type ApprovalKind =
+  | 'exec_approval'
+  | 'escalation'
+  | 'retry_without_sandbox'
+  | 'network_host'
+  | 'per_exec';
 
 /** One answer a pending question offers, as the wire and `ux approvals` show it. */
 export interface PendingChoice {
@@ -90,9 +95,7 @@ export class ApprovalInbox {
   >();
   private readonly listeners = new Set<(event: InboxEvent) => void>();
 
-  constructor(
-    private readonly options: ApprovalTextOptions & { pid?: number; now?: () => number },
-  ) {}
+  constructor(private readonly options: ApprovalTextOptions & { pid?: number; now?: () => number }) {}
 
   /** Adds `request` and waits: its answer, `abort` when `signal` aborts, `TIMED_OUT` after `timeoutMs`. */
   ask(
@@ -119,6 +122,9 @@ export class ApprovalInbox {
     };
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
+      // A waiting question keeps the process alive: the control socket does not (ux exec has nothing
+      // else to wait on while its command waits for an answer).
+      const alive = setInterval(() => undefined, 2 ** 31 - 1);
       const finish = (
         result: ReviewDecision | typeof TIMED_OUT,
         reason: RemovedReason,
@@ -126,6 +132,7 @@ export class ApprovalInbox {
       ) => {
         if (!this.pending.delete(id)) return;
         if (timer) clearTimeout(timer);
+        clearInterval(alive);
         signal.removeEventListener('abort', onAbort);
         this.emit({ type: 'removed', id, reason, ...(decision ? { decision } : {}) });
         resolve(result);

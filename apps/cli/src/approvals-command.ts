@@ -1,4 +1,10 @@
-import { type ControlClient, ControlError, type ControlHello, connectControl, listControlProcesses } from '@ux/control';
+import {
+  type ControlClient,
+  ControlError,
+  type ControlHello,
+  connectControl,
+  listControlProcesses,
+} from '@ux/control';
 import { readableText, visibleJson } from '@ux/protocol/core';
 import { decisionWord, type PendingApproval } from './approval-inbox.js';
 import type { Io } from './io.js';

@@ -10,11 +10,14 @@ import {
   visibleJson,
 } from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
+import { ApprovalInbox } from './approval-inbox.js';
 import { attachSession } from './attach-session.js';
 import { checkCommandWords } from './check-command-words.js';
 import { createCliDoor } from './create-cli-door.js';
+import { approvalRoute, createInboxReviewer } from './inbox-reviewer.js';
 import type { Io } from './io.js';
 import { someoneCanAnswer } from './mcp-policy-words.js';
+import { pausingReviewer } from './mcp-reviewer.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
 import {
@@ -25,6 +28,7 @@ import {
   sessionPolicy,
 } from './policy-options.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
+import { startProcessControl } from './start-process-control.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
 import { runTerminalView } from './terminal-view.js';
 import { UsageError } from './usage-error.js';
@@ -46,8 +50,10 @@ When a command needs approval, ux asks on the terminal and one key answers: [y] 
 [a] approve for this session, [p] always allow (saves a prefix_rule to $UX_HOME/rules/default.rules:
 matching commands then run without asking and outside the sandbox; never offered for shells and
 interpreters), [n] deny, [x] or Ctrl-C abort. The question says whether approving runs the command
-outside the sandbox, now or on a rerun after the sandbox blocked it. Without a terminal, nothing
-that needs approval runs ("no one could be asked for approval").
+outside the sandbox, now or on a rerun after the sandbox blocked it. Without a terminal, the question
+waits in the approvals inbox, answered with 'ux approvals' from another terminal (stderr names it;
+approval_timeout_s bounds the wait); with approvals_via = "client" in config.toml nothing that needs
+approval runs ("no one could be asked for approval").
 
 Options:
   --tty                  give the command a terminal (stdin stays open)
@@ -123,17 +129,46 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     throw new UxError('config_error', `the zsh fork cannot start: ${session.toolPlan.zshForkUnavailable}`);
   for (const warning of session.warnings) io.stderr(`ux: warning: ${warning}\n`);
   const terminal = io.terminal?.();
+  const ruleFile = join(session.rulesDirectory, 'default.rules');
+  // Without a terminal, questions wait in the approvals inbox (unless approvals_via = "client").
+  const inbox =
+    !terminal && approvalRoute(session.review.approvalsVia.value, false) === 'inbox'
+      ? new ApprovalInbox({ ruleFile })
+      : undefined;
+  const control = inbox
+    ? await startProcessControl({ kind: 'exec', cwd, log: (text) => io.stderr(text), inbox })
+    : undefined;
+  inbox?.onChange((event) => {
+    if (event.type !== 'added') return;
+    const command = event.approval.details[0]?.text ?? '';
+    io.stderr(
+      `ux: \`${command}\` needs approval: waiting for an answer in the approvals inbox (question ${event.approval.id}); answer it with \`ux approvals\` from a terminal, or \`ux approvals answer ${event.approval.id} approve|deny\`\n`,
+    );
+  });
+  let setPaused: (paused: boolean) => void = () => {};
   const door = await createCliDoor(session, {
     policy,
     cwd,
     env: io.env,
     platform: io.platform,
     reviewer: terminal
-      ? createTerminalReviewer(terminal, { ruleFile: join(session.rulesDirectory, 'default.rules') })
-      : createNoTerminalReviewer(io.stderr),
-    reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
+      ? createTerminalReviewer(terminal, { ruleFile })
+      : inbox
+        ? pausingReviewer(
+            createInboxReviewer(inbox, {
+              timeoutSeconds: session.review.approvalTimeoutS.value,
+              unreachable: () => control?.error,
+            }),
+            (paused) => setPaused(paused),
+          )
+        : createNoTerminalReviewer(io.stderr),
+    reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined || inbox !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
+  }).catch(async (error: unknown) => {
+    await control?.close();
+    throw error;
   });
+  setPaused = (paused) => door.setPaused(paused);
 
   // --json is a stream of JSON lines: the results, and each exchange through the session's network
   // proxy as it ends (a `network_access` event), so a denied host is on record beside the command.
@@ -225,6 +260,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     stop.remove();
     terminal?.close();
     await door.shutdown();
+    await control?.close();
     stopNetworkEvents?.();
   }
 }

@@ -301,17 +301,17 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     const reviewer: Reviewer =
       route === 'nobody'
         ? {
-          specificationVersion: REVIEWER_SPECIFICATION_VERSION,
-          id: 'mcp-no-elicitation',
-          review: async (request) => {
-            log(
-              `ux mcp: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval and the client cannot be asked: refused\n`,
-            );
-            throw new NoReviewerError(
-              'the MCP client does not support elicitation and approvals_via is "client"; approve with a client that does, set approvals_via = "client-then-inbox" to answer with `ux approvals`, or start ux mcp with --approval / --sandbox so that none is needed',
-            );
-          },
-        }
+            specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+            id: 'mcp-no-elicitation',
+            review: async (request) => {
+              log(
+                `ux mcp: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval and the client cannot be asked: refused\n`,
+              );
+              throw new NoReviewerError(
+                'the MCP client does not support elicitation and approvals_via is "client"; approve with a client that does, set approvals_via = "client-then-inbox" to answer with `ux approvals`, or start ux mcp with --approval / --sandbox so that none is needed',
+              );
+            },
+          }
         : pausingReviewer(
             route === 'inbox'
               ? inboxReviewer
@@ -444,7 +444,10 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       const response = await active.call(name, toolArgs ?? {}, { callId, signal: extra.signal, startedAt });
       // Every answer carries the structured result, errors and refusals included: Codex and Claude Code
       // show the model that, not the text; Gemini shows the text. Both say the same.
-      const result = nobodyAnswered(byWhom(response.result, clientRefusals.get(callId)), timedOut.get(callId));
+      const result = nobodyAnswered(
+        byWhom(response.result, clientRefusals.get(callId)),
+        timedOut.get(callId),
+      );
       return toolResult(response.success, result, result === response.result ? response.text : undefined);
     } finally {
       timedOut.delete(callId);

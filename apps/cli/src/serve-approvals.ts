@@ -1,4 +1,4 @@
-import { type ControlServer, ControlError } from '@ux/control';
+import { ControlError, type ControlServer } from '@ux/control';
 import { type ApprovalInbox, InboxAnswerError } from './approval-inbox.js';
 
 /** The topic `approvals.watch` subscribes to. */

@@ -34,7 +34,9 @@ export async function startProcessControl(
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    options.log(`ux: warning: the control socket cannot start (ux ps, ux approvals cannot reach this process): ${message}\n`);
+    options.log(
+      `ux: warning: the control socket cannot start (ux ps, ux approvals cannot reach this process): ${message}\n`,
+    );
     return { error: message, close: async () => undefined };
   }
   const stops: (() => void)[] = [];

@@ -24,6 +24,7 @@ interface Listed {
   choices: { key: string; value: string; label: string }[];
   callId: string;
   expiresAt?: number;
+  process: { kind: string; cwd: string };
 }
 
 async function serve(
@@ -40,13 +41,16 @@ async function serve(
   return { client, pid, stderr };
 }
 
-/** The questions `ux approvals --json` lists for process `pid`, once there are `count` of them. */
-async function pendingOf(home: UxHome, pid: number, count = 1): Promise<Listed[]> {
+/**
+ * The questions `ux approvals --json` lists for process `pid` (or of a process working in `pid` when
+ * it is a directory), once there are `count` of them.
+ */
+async function pendingOf(home: UxHome, pid: number | string, count = 1): Promise<Listed[]> {
   for (;;) {
     const listed = await runUx(['approvals', '--json'], home);
     expect(listed.status, listed.stderr).toBe(0);
-    const mine = (JSON.parse(listed.stdout) as { approvals: Listed[] }).approvals.filter(
-      (approval) => approval.pid === pid,
+    const mine = (JSON.parse(listed.stdout) as { approvals: Listed[] }).approvals.filter((approval) =>
+      typeof pid === 'number' ? approval.pid === pid : approval.process.cwd === pid,
     );
     if (mine.length >= count) return mine;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -64,7 +68,11 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     const { client, pid, stderr } = await serve(home);
     const call = client.callTool({
       name: 'exec_command',
-      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+      arguments: {
+        cmd: `touch ${target}`,
+        sandbox_permissions: 'require_escalated',
+        justification: 'needed',
+      },
     });
     const [question] = await pendingOf(home, pid);
     expect(question!.id).toMatch(new RegExp(`^${pid}:\\d+$`));
@@ -110,7 +118,11 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     const { client, pid } = await serve(home);
     const call = client.callTool({
       name: 'exec_command',
-      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+      arguments: {
+        cmd: `touch ${target}`,
+        sandbox_permissions: 'require_escalated',
+        justification: 'needed',
+      },
     });
     const [question] = await pendingOf(home, pid);
     const answered = await runUx(['approvals', 'answer', question!.id, 'deny'], home);
@@ -131,7 +143,11 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     const { client, pid } = await serve(home);
     const result = (await client.callTool({
       name: 'exec_command',
-      arguments: { cmd: `touch ${target}`, sandbox_permissions: 'require_escalated', justification: 'needed' },
+      arguments: {
+        cmd: `touch ${target}`,
+        sandbox_permissions: 'require_escalated',
+        justification: 'needed',
+      },
     })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('nobody answered within 1 s');
@@ -183,6 +199,22 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     expect(refused.structuredContent).toMatchObject({ refusal: { decided_by: 'person' } });
   });
 
+  it('ux exec without a terminal: the question waits in the inbox, stderr says so, and the answer lets it run', async () => {
+    const home = makeHome();
+    const run = runUx(['exec', '--approval', 'untrusted', '--', 'touch made-by-exec'], home);
+    const [question] = await pendingOf(home, home.workspace);
+    expect(question!.process.kind).toBe('exec');
+    expect(question!.kind).toBe('exec_approval');
+    const answered = await runUx(['approvals', 'answer', question!.id, 'approve'], home);
+    expect(answered.status, answered.stderr).toBe(0);
+    const result = await run;
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `ux: \`touch made-by-exec\` needs approval: waiting for an answer in the approvals inbox (question ${question!.id})`,
+    );
+    expect(existsSync(join(home.workspace, 'made-by-exec'))).toBe(true);
+  });
+
   it('approvals_via = "client" keeps the old refusal for a client without elicitation', async () => {
     const home = makeHome({ config: 'approvals_via = "client"\n' });
     const { client } = await serve(home);
@@ -190,11 +222,16 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
       name: 'exec_command',
       arguments: { cmd: 'touch x', sandbox_permissions: 'require_escalated', justification: 'needed' },
     });
-    expect(text(result)).toContain('the MCP client does not support elicitation and approvals_via is "client"');
+    expect(text(result)).toContain(
+      'the MCP client does not support elicitation and approvals_via is "client"',
+    );
   });
 
   it('a user config cannot change an approvals_via pinned by the requirements', async () => {
-    const home = makeHome({ config: 'approvals_via = "client"\n', requirements: 'approvals_via = "inbox"\n' });
+    const home = makeHome({
+      config: 'approvals_via = "client"\n',
+      requirements: 'approvals_via = "inbox"\n',
+    });
     const doctor = await runUx(['doctor'], home);
     expect(doctor.stdout + doctor.stderr).toContain(
       `${home.config}:1:1: approvals_via = "client" is not allowed here: the managed requirements pin approvals_via = "inbox" at ${home.requirements}:1:1`,
@@ -223,7 +260,8 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     });
     const [question] = await pendingOf(home, pid);
     // Let the attacker go round its loop several times while the question is pending.
-    const tries = () => (existsSync(attempts) ? readFileSync(attempts, 'utf8').split('answer exit').length - 1 : 0);
+    const tries = () =>
+      existsSync(attempts) ? readFileSync(attempts, 'utf8').split('answer exit').length - 1 : 0;
     const before = tries();
     while (tries() < before + 6) await new Promise((resolve) => setTimeout(resolve, 100));
     const log = readFileSync(attempts, 'utf8');

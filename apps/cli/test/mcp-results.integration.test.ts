@@ -126,7 +126,9 @@ describe('ux mcp results', () => {
   });
 
   it('a refusal without elicitation (approvals_via = "client"): nobody could be asked, the command as the model sent it', async () => {
-    const { call, home } = await connect({ args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'] });
+    const { call, home } = await connect({
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
+    });
     const { result, text, isError } = await call('exec_command', { cmd: 'touch made.txt' });
     expect(isError).toBe(true);
     expect(result).toMatchObject({

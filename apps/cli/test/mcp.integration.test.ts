@@ -336,7 +336,9 @@ describe('ux mcp', () => {
   });
 
   it('without elicitation and approvals_via = "client", refuses what needs approval and never escalates', async () => {
-    const { client, home, stderr } = await connect({ args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'] });
+    const { client, home, stderr } = await connect({
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
+    });
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch unasked.txt' } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain(

@@ -15,7 +15,11 @@ export const approvalsReviewers = ['user', 'auto_review'] as const satisfies rea
  * else the inbox).
  */
 export type ApprovalsVia = 'client' | 'inbox' | 'client-then-inbox';
-export const approvalsVias = ['client', 'inbox', 'client-then-inbox'] as const satisfies readonly ApprovalsVia[];
+export const approvalsVias = [
+  'client',
+  'inbox',
+  'client-then-inbox',
+] as const satisfies readonly ApprovalsVia[];
 export const DEFAULT_APPROVALS_VIA: ApprovalsVia = 'client-then-inbox';
 /** The longest `approval_timeout_s`: a day. */
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 86_400;
