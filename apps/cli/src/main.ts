@@ -35,7 +35,8 @@ Commands:
   zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
   apply-patch [PATCH]         apply a patch in apply_patch's format here (sandboxed commands run it
                               as apply_patch)
-  approvals [--watch] [--json] the approval questions your ux processes wait on, answered with one key
+  approvals [--watch] [--json]
+                              the approval questions your ux processes wait on, answered with one key
   approvals answer ID DECISION
                               answer one from a script (approve, approve-session, deny, abort)
   help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)

@@ -1,6 +1,6 @@
 // The approvals inbox end to end: `ux mcp` driven by the MCP SDK's own client WITHOUT elicitation, its
 // questions answered (or not) through the shipped `ux approvals` from another process.
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -213,6 +213,29 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
       `ux: \`touch made-by-exec\` needs approval: waiting for an answer in the approvals inbox (question ${question!.id})`,
     );
     expect(existsSync(join(home.workspace, 'made-by-exec'))).toBe(true);
+  });
+
+  it('each new question pops a desktop notification through notify-send when it is on PATH', async () => {
+    const home = makeHome();
+    const bin = join(home.home, 'notifier-bin');
+    mkdirSync(bin);
+    const said = join(home.home, 'notified.txt');
+    writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\nprintf '%s\\n' "$@" >> ${said}\n`);
+    chmodSync(join(bin, 'notify-send'), 0o755);
+    home.env.PATH = `${bin}:${home.env.PATH}`;
+    const { client, pid } = await serve(home);
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'touch notified', sandbox_permissions: 'require_escalated', justification: 'x' },
+    });
+    const [question] = await pendingOf(home, pid);
+    while (!existsSync(said) || !readFileSync(said, 'utf8').includes('question'))
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readFileSync(said, 'utf8')).toBe(
+      `--app-name=ux\n--urgency=critical\nux: approve this command?\ntouch notified\nanswer with: ux approvals (question ${question!.id})\n`,
+    );
+    await runUx(['approvals', 'answer', question!.id, 'deny'], home);
+    await call;
   });
 
   it('approvals_via = "client" keeps the old refusal for a client without elicitation', async () => {
