@@ -5,9 +5,18 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { useLeakCheck } from '@ux/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, makeHome, mcpClient, runUx, type UxHome } from './cli-harness.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  makeHome,
+  mcpClient,
+  runUx,
+  startUxInTerminal,
+  type UxHome,
+  warmUpTerminalSpawner,
+} from './cli-harness.js';
 
+beforeAll(warmUpTerminalSpawner);
 useLeakCheck();
 
 const open: Client[] = [];
@@ -236,6 +245,39 @@ describe('approvals inbox (ux mcp without elicitation, answered with ux approval
     );
     await runUx(['approvals', 'answer', question!.id, 'deny'], home);
     await call;
+  });
+
+  it('ux approvals in a real terminal and ux approvals --watch: one key answers, the bell rings for a new question', async () => {
+    const home = makeHome();
+    const first = runUx(['exec', '--approval', 'untrusted', '--', 'touch first-by-key'], home);
+    const [question] = await pendingOf(home, home.workspace);
+    const list = await startUxInTerminal(['approvals'], home);
+    await list.waitFor(`[${question!.id}] exec pid ${question!.pid}, exec approval`);
+    await list.waitFor('command: touch first-by-key');
+    await list.waitFor('Press y/a/p/n/x (s skips, q leaves): ');
+    await list.type('z');
+    await list.waitFor('"z" is not an answer');
+    await list.type('y');
+    await list.waitFor('y: approve once');
+    expect(await list.exitCode()).toBe(0);
+    expect((await first).status).toBe(0);
+    expect(existsSync(join(home.workspace, 'first-by-key'))).toBe(true);
+
+    const watch = await startUxInTerminal(['approvals', '--watch'], home);
+    await watch.waitFor('watching for approval questions');
+    const second = runUx(['exec', '--approval', 'untrusted', '--', 'touch second-by-key'], home);
+    await watch.waitFor('\u0007');
+    await watch.waitFor('command: touch second-by-key');
+    await watch.waitFor('Press y/a/p/n/x');
+    await watch.type('n');
+    await watch.waitFor('n: deny');
+    const refused = await second;
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toContain('rejected by the user');
+    expect(existsSync(join(home.workspace, 'second-by-key'))).toBe(false);
+    // Still watching: Ctrl-C ends it.
+    await watch.type('\u0003');
+    expect(await watch.exitCode()).toBe(0);
   });
 
   it('approvals_via = "client" keeps the old refusal for a client without elicitation', async () => {
