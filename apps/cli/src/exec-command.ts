@@ -27,6 +27,7 @@ import {
   policyHelp,
   sessionPolicy,
 } from './policy-options.js';
+import { serveApprovals } from './serve-approvals.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { startProcessControl } from './start-process-control.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
@@ -136,8 +137,9 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       ? new ApprovalInbox({ ruleFile })
       : undefined;
   const control = inbox
-    ? await startProcessControl({ kind: 'exec', cwd, log: (text) => io.stderr(text), inbox })
+    ? await startProcessControl('exec', cwd, (message) => io.stderr(`ux: warning: ${message}\n`))
     : undefined;
+  if (control && inbox) serveApprovals(control, inbox);
   inbox?.onChange((event) => {
     if (event.type !== 'added') return;
     const command = event.approval.details[0]?.text ?? '';
@@ -157,7 +159,8 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
         ? pausingReviewer(
             createInboxReviewer(inbox, {
               timeoutSeconds: session.review.approvalTimeoutS.value,
-              unreachable: () => control?.error,
+              unreachable: () =>
+                control ? undefined : 'this process has no control socket (see its warning)',
             }),
             (paused) => setPaused(paused),
           )

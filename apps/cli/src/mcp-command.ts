@@ -60,6 +60,7 @@ import {
   sessionDirectory,
   sessionPolicy,
 } from './policy-options.js';
+import { serveApprovals } from './serve-approvals.js';
 import { serveStartupError } from './serve-startup-error.js';
 import { startProcessControl } from './start-process-control.js';
 import { UsageError } from './usage-error.js';
@@ -211,12 +212,15 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
     inbox.onChange((event) => {
       if (event.type === 'added') notifyDesktop(notifier, event.approval);
     });
-  const control = await startProcessControl({ kind: 'mcp', cwd, log: (text) => io.stderr(text), inbox });
+  const control = await startProcessControl('mcp', cwd, (message) =>
+    io.stderr(`ux mcp: warning: ${message}\n`),
+  );
+  if (control) serveApprovals(control, inbox);
   // Calls whose question nobody answered in time: their model is told so (`timedOutNextStep`).
   const timedOut = new Map<string, number>();
   const inboxReviewer = createInboxReviewer(inbox, {
     timeoutSeconds: session.review.approvalTimeoutS.value,
-    unreachable: () => control.error,
+    unreachable: () => (control ? undefined : 'this process has no control socket (see its warning)'),
     onTimeout: (callId, seconds) => timedOut.set(callId, seconds),
   });
   const remoteEnvironments = session.settings.environments.some(
@@ -487,7 +491,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
           'the server is shutting down and could not answer this request',
         );
       await server.close();
-      await control.close();
+      await control?.close();
     })();
     return drained;
   }

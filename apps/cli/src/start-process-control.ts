@@ -1,52 +1,34 @@
 import { type ControlProcessKind, type ControlServer, startControlServer } from '@ux/control';
+import { readableText } from '@ux/protocol/core';
 import packageJson from '../package.json' with { type: 'json' };
-import type { ApprovalInbox } from './approval-inbox.js';
-import { serveApprovals } from './serve-approvals.js';
-
-export interface ProcessControlOptions {
-  kind: ControlProcessKind;
-  cwd: string;
-  /** For a control socket that cannot start, and handler bugs. */
-  log: (text: string) => void;
-  /** The process's approvals inbox, served as `approvals.*`. */
-  inbox?: ApprovalInbox;
-  runtimeRoot?: string;
-}
 
 /**
- * Starts this process's control socket and serves what the process has on it. A socket that cannot
- * start is logged and `{ server: undefined, error }` returned: the process serves on without it.
+ * Starts this process's control socket (`@ux/control`). A control plane that cannot start (an unsafe
+ * runtime directory, no Unix sockets) is a warning and undefined: the process serves on without it
+ * (its inbox questions are then refused at once, see `createInboxReviewer`). What the process serves
+ * on it is added by the caller: `serveApprovals(server, inbox)` (serve-approvals.ts).
+ *
+ * Same name and signature as wt-control's (serve-sessions.ts): when both are merged, keep one.
  */
 export async function startProcessControl(
-  options: ProcessControlOptions,
-): Promise<{ server?: ControlServer; error?: string; close(): Promise<void> }> {
-  let server: ControlServer;
+  kind: ControlProcessKind,
+  cwd: string,
+  warn: (message: string) => void,
+): Promise<ControlServer | undefined> {
   try {
-    server = await startControlServer({
-      kind: options.kind,
-      cwd: options.cwd,
+    return await startControlServer({
+      kind,
+      cwd,
       version: packageJson.version,
-      ...(options.runtimeRoot ? { runtimeRoot: options.runtimeRoot } : {}),
       onHandlerError: (method, error) =>
-        options.log(
-          `ux: control socket: ${method} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        warn(
+          `control request ${method} failed: ${readableText(error instanceof Error ? error.message : String(error))}`,
         ),
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    options.log(
-      `ux: warning: the control socket cannot start (ux ps, ux approvals cannot reach this process): ${message}\n`,
+    warn(
+      `no control socket (ux approvals cannot reach this process): ${readableText(error instanceof Error ? error.message : String(error))}`,
     );
-    return { error: message, close: async () => undefined };
+    return undefined;
   }
-  const stops: (() => void)[] = [];
-  // approvals (wt-approvals)
-  if (options.inbox) stops.push(serveApprovals(server, options.inbox));
-  return {
-    server,
-    close: async () => {
-      for (const stop of stops) stop();
-      await server.close();
-    },
-  };
 }
