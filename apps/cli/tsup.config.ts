@@ -23,6 +23,7 @@ import { defineConfig, type Options } from 'tsup';
 const leanCommands = [
   'apply-patch-command',
   'control-command',
+  'approvals-command',
   'doctor-command',
   'exec-command',
   'features-command',

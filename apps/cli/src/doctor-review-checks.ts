@@ -3,6 +3,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import type { ResolvedReviewCommand } from '@ux/features';
 import { approvalPolicyName } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';
+import { findNotifier } from './desktop-notification.js';
 import type { DoctorCheck } from './doctor-command.js';
 
 /**
@@ -60,6 +61,7 @@ export function doctorReviewChecks(session: CliSession, env: NodeJS.ProcessEnv):
       ...(routed ? {} : { fix: 'set approval_policy = "on-request" to let the automatic reviewer answer' }),
     });
   }
+  checks.push(approvalRoutingCheck(session, env));
   if (review.autoReview) {
     checks.push(
       commandCheck(
@@ -78,6 +80,36 @@ export function doctorReviewChecks(session: CliSession, env: NodeJS.ProcessEnv):
     );
   }
   return checks;
+}
+
+/**
+ * Where a person's questions go (`approvals_via`), how long they wait (`approval_timeout_s`), with
+ * where each was set, and whether a desktop notifier is there.
+ */
+function approvalRoutingCheck(session: CliSession, env: NodeJS.ProcessEnv): DoctorCheck {
+  const { approvalsVia, approvalTimeoutS } = session.review;
+  const pinned = (setting: { pinned: boolean }) =>
+    setting.pinned ? ', pinned by the managed requirements' : '';
+  const route =
+    approvalsVia.value === 'client'
+      ? "the MCP client's elicitation only (a client without it: refused)"
+      : approvalsVia.value === 'inbox'
+        ? 'the approvals inbox (ux approvals)'
+        : 'the MCP client when it can show questions, else the approvals inbox (ux approvals)';
+  const wait =
+    approvalTimeoutS.value === null
+      ? 'a question waits until someone answers or the call is cancelled'
+      : `a question unanswered within ${approvalTimeoutS.value} s is refused ("nobody answered within ${approvalTimeoutS.value} s")`;
+  const notifier = findNotifier(env);
+  return {
+    name: 'approvals routing',
+    status: 'ok',
+    detail: `approvals_via = "${approvalsVia.value}" (${approvalsVia.source}${pinned(approvalsVia)}): ${route}; approval_timeout_s: ${
+      approvalTimeoutS.value ?? 'none'
+    } (${approvalTimeoutS.source}${pinned(approvalTimeoutS)}): ${wait}; desktop notification: ${
+      notifier ? notifier : 'none (notify-send is not on PATH; ux approvals --watch rings the bell)'
+    }`,
+  };
 }
 
 function commandCheck(

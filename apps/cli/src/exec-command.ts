@@ -10,11 +10,14 @@ import {
   visibleJson,
 } from '@ux/protocol/core';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
+import { ApprovalInbox } from './approval-inbox.js';
 import { attachSession } from './attach-session.js';
 import { checkCommandWords } from './check-command-words.js';
 import { createCliDoor } from './create-cli-door.js';
+import { approvalRoute, createInboxReviewer } from './inbox-reviewer.js';
 import type { Io } from './io.js';
 import { someoneCanAnswer } from './mcp-policy-words.js';
+import { pausingReviewer } from './mcp-reviewer.js';
 import { missingToolsReason } from './missing-tools-reason.js';
 import { OutputShownEarly, outputQuiet } from './output-shown-early.js';
 import { nonNegativeInteger, oneOf, parseOptions } from './parse-options.js';
@@ -25,6 +28,7 @@ import {
   policyHelp,
   sessionPolicy,
 } from './policy-options.js';
+import { serveApprovals } from './serve-approvals.js';
 import { serveSessions, startProcessControl } from './serve-sessions.js';
 import { type PromptState, runSessionPrompt } from './session-prompt.js';
 import { createNoTerminalReviewer, createTerminalReviewer } from './terminal-reviewer.js';
@@ -50,8 +54,10 @@ When a command needs approval, ux asks on the terminal and one key answers: [y] 
 [a] approve for this session, [p] always allow (saves a prefix_rule to $UX_HOME/rules/default.rules:
 matching commands then run without asking and outside the sandbox; never offered for shells and
 interpreters), [n] deny, [x] or Ctrl-C abort. The question says whether approving runs the command
-outside the sandbox, now or on a rerun after the sandbox blocked it. Without a terminal, nothing
-that needs approval runs ("no one could be asked for approval").
+outside the sandbox, now or on a rerun after the sandbox blocked it. Without a terminal, the question
+waits in the approvals inbox, answered with 'ux approvals' from another terminal (stderr names it;
+approval_timeout_s bounds the wait); with approvals_via = "client" in config.toml nothing that needs
+approval runs ("no one could be asked for approval").
 
 Options:
   --tty                  give the command a terminal (stdin stays open)
@@ -129,10 +135,27 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   const terminal = io.terminal?.();
   // The terminal view, once it runs, shows the command's output so far before a per-exec question.
   const questionHooks: QuestionHooks = {};
-  // `ux ps` and `ux attach` reach this process through its control socket; started beside the door.
+  const ruleFile = join(session.rulesDirectory, 'default.rules');
+  // Without a terminal, questions wait in the approvals inbox (unless approvals_via = "client").
+  const inbox =
+    !terminal && approvalRoute(session.review.approvalsVia.value, false) === 'inbox'
+      ? new ApprovalInbox({ ruleFile })
+      : undefined;
+  // `ux ps`, `ux attach` and `ux approvals` reach this process through its control socket, started
+  // beside the door; the inbox needs it before the first question.
   const control = startProcessControl('exec', cwd, (message) => io.stderr(`ux: warning: ${message}\n`));
   let served: UnifiedExec | undefined;
   void control.then((server) => server && serveSessions(server, () => served));
+  const inboxServer = inbox ? await control : undefined;
+  if (inboxServer && inbox) serveApprovals(inboxServer, inbox);
+  inbox?.onChange((event) => {
+    if (event.type !== 'added') return;
+    const command = event.approval.details[0]?.text ?? '';
+    io.stderr(
+      `ux: \`${command}\` needs approval: waiting for an answer in the approvals inbox (question ${event.approval.id}); answer it with \`ux approvals\` from a terminal, or \`ux approvals answer ${event.approval.id} approve|deny\`\n`,
+    );
+  });
+  let setPaused: (paused: boolean) => void = () => {};
   const door = await createCliDoor(session, {
     policy,
     cwd,
@@ -140,17 +163,27 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     platform: io.platform,
     reviewer: terminal
       ? createTerminalReviewer(terminal, {
-          ruleFile: join(session.rulesDirectory, 'default.rules'),
+          ruleFile,
           beforeQuestion: (request) => questionHooks.beforeQuestion?.(request),
           onAnswer: (request, decision) => questionHooks.onAnswer?.(request, decision),
         })
-      : createNoTerminalReviewer(io.stderr),
-    reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined),
+      : inbox
+        ? pausingReviewer(
+            createInboxReviewer(inbox, {
+              timeoutSeconds: session.review.approvalTimeoutS.value,
+              unreachable: () =>
+                inboxServer ? undefined : 'this process has no control socket (see its warning)',
+            }),
+            (paused) => setPaused(paused),
+          )
+        : createNoTerminalReviewer(io.stderr),
+    reviewerCanAsk: someoneCanAnswer(session, terminal !== undefined || inbox !== undefined),
     onWarning: (message) => io.stderr(`ux: warning: ${readableText(message)}\n`),
   }).catch(async (error: unknown) => {
     await (await control)?.close();
     throw error;
   });
+  setPaused = (paused) => door.setPaused(paused);
 
   served = door;
 

@@ -6,6 +6,7 @@ import {
   planTools,
   type ResolvedFeatures,
   resolveFeatures,
+  resolveReviewSettings,
   stageLabel,
   type ToolPlan,
 } from '@ux/features';
@@ -20,7 +21,8 @@ import { UsageError } from './usage-error.js';
 export const FEATURES_HELP = `Usage: ux features <list|explain> [options]
 
   list      every feature: stage, effective value, and the layer that set it
-  explain   how the flags collapse into a mode, and which tools and shell that gives
+  explain   how the flags collapse into a mode, and which tools and shell that gives; where
+            approval questions go (approvals_via, approval_timeout_s)
 
 Options:
   --enable <feature>    turn a feature on for this run (repeatable)
@@ -84,9 +86,11 @@ export function featuresCommand(args: string[], io: Io): number {
       printWarnings(io, resolved.warnings);
     }
   } else if (values.json) {
-    io.stdout(`${JSON.stringify(explainJson(resolved, plan), null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ ...explainJson(resolved, plan), approvals: approvalRouting(configuration) }, null, 2)}\n`,
+    );
   } else {
-    io.stdout(explainText(resolved, plan));
+    io.stdout(explainText(resolved, plan) + approvalRoutingText(approvalRouting(configuration)));
     printWarnings(io, [...resolved.warnings, ...plan.warnings]);
   }
   return 0;
@@ -204,6 +208,36 @@ function explainText(resolved: ResolvedFeatures, plan: ToolPlan): string {
   if (plan.tools.includes('exec_command'))
     lines.push(`  exec_command parameters: ${execCommandParameters(plan).join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** `approvals_via` and `approval_timeout_s` with where each was set, or the configuration's mistake. */
+function approvalRouting(configuration: ReturnType<typeof loadConfiguration>) {
+  try {
+    const review = resolveReviewSettings({
+      user: configuration.user,
+      requirements: configuration.requirements,
+    });
+    return { approvalsVia: review.approvalsVia, approvalTimeoutS: review.approvalTimeoutS };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function approvalRoutingText(routing: ReturnType<typeof approvalRouting>): string {
+  if ('error' in routing) return `\nApprovals:\n  ${routing.error}\n`;
+  const pinned = (setting: { pinned: boolean }) => (setting.pinned ? ', pinned by the requirements' : '');
+  return `\nApprovals:\n${table([
+    [
+      '  approvals_via',
+      routing.approvalsVia.value,
+      `${routing.approvalsVia.source}${pinned(routing.approvalsVia)}`,
+    ],
+    [
+      '  approval_timeout_s',
+      routing.approvalTimeoutS.value === null ? 'none (wait)' : String(routing.approvalTimeoutS.value),
+      `${routing.approvalTimeoutS.source}${pinned(routing.approvalTimeoutS)}`,
+    ],
+  ])}`;
 }
 
 /** The parameter names of the schema the model would be given. */

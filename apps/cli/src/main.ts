@@ -17,6 +17,7 @@ type ExecServerCommand = typeof import('./exec-server-command.js');
 type ZshForkCommand = typeof import('./zsh-fork-command.js');
 type ApplyPatchCommand = typeof import('./apply-patch-command.js');
 type ControlCommand = typeof import('./control-command.js');
+type ApprovalsCommand = typeof import('./approvals-command.js');
 
 export const HELP = `ux ${packageJson.version}: one safe door for running commands
 
@@ -40,6 +41,10 @@ Commands:
   zsh-fork build|status       build the patched zsh that ZshFork mode runs, or check it
   apply-patch [PATCH]         apply a patch in apply_patch's format here (sandboxed commands run it
                               as apply_patch)
+  approvals [--watch] [--json]
+                              the approval questions your ux processes wait on, answered with one key
+  approvals answer ID DECISION
+                              answer one from a script (approve, approve-session, deny, abort)
   help [COMMAND]              this help, or COMMAND's own (same as ux COMMAND --help)
 
 Options:
@@ -68,6 +73,7 @@ const COMMANDS: Record<string, Run> = {
   attach: (args, io) => bundle<ControlCommand>('control-command').controlCommand('attach', args, io),
   kill: (args, io) => bundle<ControlCommand>('control-command').controlCommand('kill', args, io),
   'apply-patch': (args, io) => bundle<ApplyPatchCommand>('apply-patch-command').applyPatchCommand(args, io),
+  approvals: (args, io) => bundle<ApprovalsCommand>('approvals-command').approvalsCommand(args, io),
 };
 const OPTIONS = ['--help', '--version'];
 

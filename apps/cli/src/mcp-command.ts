@@ -26,8 +26,11 @@ import {
 } from '@ux/protocol/core';
 import { REFUSAL_NEXT_STEPS, renderNotRun, renderResultText, type UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
+import { ApprovalInbox } from './approval-inbox.js';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';
+import { findNotifier, notifyDesktop } from './desktop-notification.js';
+import { approvalRoute, clientThenInboxReviewer, createInboxReviewer } from './inbox-reviewer.js';
 import type { Io } from './io.js';
 import { serveCleanPrompt } from './mcp-clean-prompt.js';
 import {
@@ -57,6 +60,7 @@ import {
   sessionDirectory,
   sessionPolicy,
 } from './policy-options.js';
+import { serveApprovals } from './serve-approvals.js';
 import { serveSessions, startProcessControl } from './serve-sessions.js';
 import { serveStartupError } from './serve-startup-error.js';
 import { UsageError } from './usage-error.js';
@@ -65,9 +69,11 @@ const MCP_SANDBOX_MODES = sandboxModes.filter((mode) => mode !== 'external-sandb
 
 export const MCP_HELP = `Usage: ux mcp [options]
 
-An MCP server over stdio exposing exactly two tools, exec_command and write_stdin. Approvals go to the
-client as elicitation requests when it supports them; otherwise whatever needs approval is refused
-(never run without asking). A cancelled call stops waiting and keeps its process; closing the server
+An MCP server over stdio exposing exactly two tools, exec_command and write_stdin. Approval questions
+go where approvals_via (config.toml) says: by default to the client as elicitation requests when it
+supports them, otherwise (or when the client refuses them itself, faster than a person could) to the
+approvals inbox, where a person answers them with 'ux approvals' from any terminal; nothing that needs
+approval runs without an answer (approval_timeout_s: how long a question waits). A cancelled call stops waiting and keeps its process; closing the server
 ends every process. Calls that wait longer than a second report progress when the client asks for it.
 
 The session's sandbox, network, environments and how to ask for more are told to the model in the
@@ -188,23 +194,41 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
   const servedTools: readonly string[] = session.toolPlan.tools;
   // What changed during the session (hosts answered for it, approved prefixes), told to the model.
   const changes = noSessionPolicyChanges();
+  const via = session.review.approvalsVia.value;
+  // Whether a person can be asked: through the client's elicitation, or the inbox (`approvals_via`).
   const policyContext = (canElicit: boolean): McpPolicyContext => ({
     session,
     policy,
     cwd,
-    canElicit,
+    canElicit: approvalRoute(via, canElicit) !== 'nobody',
     platform: io.platform,
     changes,
+  });
+  const ruleFile = join(session.rulesDirectory, 'default.rules');
+  // The approvals inbox, served on the control socket for `ux approvals` (see docs/control-plane.md).
+  const inbox = new ApprovalInbox({ ruleFile });
+  const notifier = findNotifier(io.env);
+  if (notifier)
+    inbox.onChange((event) => {
+      if (event.type === 'added') notifyDesktop(notifier, event.approval);
+    });
+  const control = await startProcessControl('mcp', cwd, (message) =>
+    io.stderr(`ux mcp: warning: ${message}\n`),
+  );
+  if (control) serveApprovals(control, inbox);
+  // `ux ps` and `ux attach` reach this process's sessions through the same socket.
+  let controlDoor: UnifiedExec | undefined;
+  if (control) serveSessions(control, () => controlDoor);
+  // Calls whose question nobody answered in time: their model is told so (`timedOutNextStep`).
+  const timedOut = new Map<string, number>();
+  const inboxReviewer = createInboxReviewer(inbox, {
+    timeoutSeconds: session.review.approvalTimeoutS.value,
+    unreachable: () => (control ? undefined : 'this process has no control socket (see its warning)'),
+    onTimeout: (callId, seconds) => timedOut.set(callId, seconds),
   });
   const remoteEnvironments = session.settings.environments.some(
     (environment) => environment.kind !== 'local',
   );
-  // `ux ps` and `ux attach` reach this process's sessions through its control socket.
-  const control = await startProcessControl('mcp', cwd, (message) =>
-    io.stderr(`ux mcp: warning: ${message}\n`),
-  );
-  let controlDoor: UnifiedExec | undefined;
-  if (control) serveSessions(control, () => controlDoor);
 
   const server = new Server(
     { name: 'ux', version: packageJson.version },
@@ -256,45 +280,64 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
         new McpError(ErrorCode.InvalidRequest, 'the server is not initialized: send initialize first'),
       );
     const canAsk = Boolean(capabilities.elicitation);
-    // False once the client has shown that it answers approval questions itself.
-    let personReachable = canAsk;
+    const route = approvalRoute(via, canAsk);
+    // With client-then-inbox, an automatic refusal by the client sends the question to the inbox.
+    const inboxAfterClient = route === 'client' && via === 'client-then-inbox';
+    // False once the client has shown that it answers approval questions itself (and no inbox follows).
+    let personReachable = route !== 'nobody';
     // Set once the door exists; a question can only come from a command the door started.
     let setPaused: (paused: boolean) => void = () => {};
-    const reviewer: Reviewer = canAsk
-      ? pausingReviewer(
-          createElicitationReviewer(
-            server,
-            log,
-            { ruleFile: join(session.rulesDirectory, 'default.rules') },
-            (callId, answer) => {
-              clientRefusals.set(callId, answer);
-              // The client answers for itself: the model is told nobody can be asked, and denials stop
-              // offering escalation.
-              if (
-                answer.ms < CLIENT_AUTOMATIC_ANSWER_MS &&
-                recordSessionPolicyChange(changes, { kind: 'client_answers_itself', ...answer })
-              ) {
-                personReachable = false;
-                policyChanged(canAsk);
-              }
+    const elicitation = (): Reviewer =>
+      createElicitationReviewer(server, log, { ruleFile }, (callId, answer) => {
+        clientRefusals.set(callId, answer);
+        // The client answers for itself: with no inbox after it, the model is told nobody can be
+        // asked, and denials stop offering escalation.
+        if (
+          !inboxAfterClient &&
+          answer.ms < CLIENT_AUTOMATIC_ANSWER_MS &&
+          recordSessionPolicyChange(changes, { kind: 'client_answers_itself', ...answer })
+        ) {
+          personReachable = false;
+          policyChanged(canAsk);
+        }
+      });
+    // The client's automatic refusal of this call's question, taken back: the inbox answers instead.
+    const automaticRefusal = (callId: string): boolean => {
+      const answer = clientRefusals.get(callId);
+      if (answer === undefined || answer.ms >= CLIENT_AUTOMATIC_ANSWER_MS) return false;
+      clientRefusals.delete(callId);
+      return true;
+    };
+    const reviewer: Reviewer =
+      route === 'nobody'
+        ? {
+            specificationVersion: REVIEWER_SPECIFICATION_VERSION,
+            id: 'mcp-no-elicitation',
+            review: async (request) => {
+              log(
+                `ux mcp: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval and the client cannot be asked: refused\n`,
+              );
+              throw new NoReviewerError(
+                'the MCP client does not support elicitation and approvals_via is "client"; approve with a client that does, set approvals_via = "client-then-inbox" to answer with `ux approvals`, or start ux mcp with --approval / --sandbox so that none is needed',
+              );
             },
-          ),
-          (paused) => setPaused(paused),
-        )
-      : {
-          specificationVersion: REVIEWER_SPECIFICATION_VERSION,
-          id: 'mcp-no-elicitation',
-          review: async (request) => {
-            log(
-              `ux mcp: \`${readableText(request.display_command ?? request.command.join(' '))}\` needs approval and the client cannot be asked: refused\n`,
-            );
-            throw new NoReviewerError(
-              'the MCP client does not support elicitation; approve with a client that does, or start ux mcp with --approval / --sandbox so that none is needed',
-            );
-          },
-        };
-    if (!canAsk)
+          }
+        : pausingReviewer(
+            route === 'inbox'
+              ? inboxReviewer
+              : inboxAfterClient
+                ? clientThenInboxReviewer(elicitation(), inboxReviewer, automaticRefusal, (why) =>
+                    log(`ux mcp: ${why}; approval questions go to the approvals inbox (ux approvals)\n`),
+                  )
+                : elicitation(),
+            (paused) => setPaused(paused),
+          );
+    if (route === 'nobody')
       log('ux mcp: the client cannot answer elicitation requests; commands that need approval are refused\n');
+    else if (route === 'inbox')
+      log(
+        `ux mcp: approval questions go to the approvals inbox: answer them with \`ux approvals\` (approvals_via = "${via}", ${session.review.approvalsVia.source})\n`,
+      );
     doorCreation = createCliDoor(session, {
       policy,
       cwd,
@@ -412,9 +455,13 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
       const response = await active.call(name, toolArgs ?? {}, { callId, signal: extra.signal, startedAt });
       // Every answer carries the structured result, errors and refusals included: Codex and Claude Code
       // show the model that, not the text; Gemini shows the text. Both say the same.
-      const result = byWhom(response.result, clientRefusals.get(callId));
+      const result = nobodyAnswered(
+        byWhom(response.result, clientRefusals.get(callId)),
+        timedOut.get(callId),
+      );
       return toolResult(response.success, result, result === response.result ? response.text : undefined);
     } finally {
+      timedOut.delete(callId);
       clientRefusals.delete(callId);
       if (ticker) clearInterval(ticker);
     }
@@ -452,6 +499,7 @@ async function serveSession({ session, policy, cwd }: ReadySession, io: Io): Pro
           'the server is shutting down and could not answer this request',
         );
       await server.close();
+      await control?.close();
     })();
     return drained;
   }
@@ -490,6 +538,19 @@ function toolResult(success: boolean, result: ExecResult, text = renderResultTex
     content: [{ type: 'text', text }],
     structuredContent: result,
     ...(success ? {} : { isError: true }),
+  };
+}
+
+/**
+ * A refusal because nobody answered the inbox's question within `approval_timeout_s`: the next step
+ * says that a person may be away (not that nobody can ever be asked).
+ */
+function nobodyAnswered(result: ExecResult, seconds: number | undefined): ExecResult {
+  if (seconds === undefined || result.status !== 'refused' || result.refusal?.decided_by !== 'nobody')
+    return result;
+  return {
+    ...result,
+    next_step: `Nobody answered the approval question within ${seconds} s (approval_timeout_s): the person may be away. Do not ask again at once; continue with what runs without approval, or tell the person that this command waits for their answer (they answer with \`ux approvals\`).`,
   };
 }
 

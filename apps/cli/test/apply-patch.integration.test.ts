@@ -27,8 +27,8 @@ describe('apply_patch', () => {
     expect(readFileSync(join(home.workspace, 'b.txt'), 'utf8')).toBe('bee\n');
   });
 
-  it('without a person to ask, a patch outside the workspace is refused and writes nothing', async () => {
-    const home = makeHome({ config: NO_TMP });
+  it('without a person to ask (approvals_via = "client"), a patch outside the workspace is refused and writes nothing', async () => {
+    const home = makeHome({ config: `approvals_via = "client"\n${NO_TMP}` });
     const cmd = `apply_patch <<'EOF'\n${patch('*** Add File: ../outside.txt\n+x\n')}EOF\n`;
     const result = await runUx(['exec', '--', cmd], home);
     expect(result.status).toBe(1);

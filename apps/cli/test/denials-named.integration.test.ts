@@ -105,7 +105,8 @@ describe('ux mcp names what the sandbox blocked, in the structured result and th
   it('a host outside the allow list: the host and the reason, not just a 403', async () => {
     const server = await httpServer();
     const home = networkHome();
-    const exec = await session(home, ['--allow-domain', 'allowed.test']);
+    // approvals_via = "client": nobody is asked about the host (the default would ask the inbox).
+    const exec = await session(home, ['--allow-domain', 'allowed.test', '-c', 'approvals_via="client"']);
     const allowed = await exec(`${CURL} ${server.url('allowed.test')}`);
     expect(allowed.structured.exit_code).toBe(0);
     expect(denialOf(allowed)).toBeUndefined();

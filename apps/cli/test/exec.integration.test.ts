@@ -84,8 +84,8 @@ describe('ux exec: receipts', () => {
     expect(readFileSync(join(home.workspace, 'inside.txt'), 'utf8')).toBe('x\n');
   });
 
-  it('denies what needs approval when no person can be asked, and says why', async () => {
-    const home = makeHome();
+  it('denies what needs approval when no person can be asked (approvals_via = "client"), and says why', async () => {
+    const home = makeHome({ config: 'approvals_via = "client"\n' });
     const result = await runUx(['exec', '--approval', 'untrusted', '--', 'touch made'], home);
     expect(result.status).toBe(1);
     expect(result.stdout).toContain(

@@ -26,7 +26,7 @@ describe('ux: commands and help', () => {
     [['toString'], 'ux: unknown command "toString"; to run it as a command: ux exec -- toString\n'],
     [
       ['help', 'nonsense'],
-      'ux: no help for "nonsense": not a ux command; the commands are exec, sandbox, doctor, mcp, exec-server, features, zsh-fork, ps, attach, kill, apply-patch\n',
+      'ux: no help for "nonsense": not a ux command; the commands are exec, sandbox, doctor, mcp, exec-server, features, zsh-fork, ps, attach, kill, apply-patch, approvals\n',
     ],
     [['help', 'exce'], 'ux: no help for "exce": not a ux command (did you mean "exec"?)'],
     [['help', 'exec', 'now'], 'ux: unexpected argument "now"; usage: ux help [COMMAND]'],

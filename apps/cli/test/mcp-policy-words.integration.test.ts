@@ -62,8 +62,8 @@ async function connect(home: UxHome, options: Connect = {}) {
 }
 
 describe('ux mcp tells the model the policy', () => {
-  it('default session, a client without elicitation: the same text in the instructions and the description', async () => {
-    const home = makeHome();
+  it('default session, a client without elicitation (approvals_via = "client"): the same text in the instructions and the description', async () => {
+    const home = makeHome({ config: 'approvals_via = "client"\n' });
     const { client, execTool, instructions } = await connect(home);
     const exec = await execTool();
     const policy = [
@@ -155,8 +155,8 @@ describe('ux mcp tells the model the policy', () => {
     expect(changeCount()).toBe(1);
   });
 
-  it('a client that declines every question at once (codex exec): the model is told nobody can be asked, once', async () => {
-    const home = makeHome();
+  it('a client that declines every question at once (codex exec), approvals_via = "client": the model is told nobody can be asked, once', async () => {
+    const home = makeHome({ config: 'approvals_via = "client"\n' });
     const { client, execTool, listChanged, changeCount } = await connect(home, {
       args: ['--approval', 'on-request'],
       elicit: () => ({ action: 'decline' }),

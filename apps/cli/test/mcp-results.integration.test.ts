@@ -127,8 +127,10 @@ describe('ux mcp results', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('a refusal without elicitation: nobody could be asked, the command as the model sent it', async () => {
-    const { call, home } = await connect({ args: ['--approval', 'untrusted'] });
+  it('a refusal without elicitation (approvals_via = "client"): nobody could be asked, the command as the model sent it', async () => {
+    const { call, home } = await connect({
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
+    });
     const { result, text, isError } = await call('exec_command', { cmd: 'touch made.txt' });
     expect(isError).toBe(true);
     expect(result).toMatchObject({
@@ -146,7 +148,7 @@ describe('ux mcp results', () => {
 
   it("a refusal by elicitation declined at once: the client's automatic answer", async () => {
     const { call, home } = await connect({
-      args: ['--approval', 'untrusted'],
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
       elicit: () => ({ action: 'decline' }),
     });
     const { result, text, isError } = await call('exec_command', { cmd: 'touch made.txt' });

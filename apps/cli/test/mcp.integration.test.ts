@@ -178,8 +178,9 @@ describe('ux mcp', () => {
       { action: 'decline' },
       { action: 'accept', content: { decision: 'deny' } },
     ];
+    // approvals_via = "client": the client's own decline is its answer (the default would ask the inbox).
     const { client, home } = await connect({
-      args: ['--approval', 'untrusted'],
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
       elicit: () => answers.shift()!,
     });
     for (const [name, decidedBy] of [
@@ -334,12 +335,14 @@ describe('ux mcp', () => {
     ).rejects.toThrow('clean_background_terminals takes no arguments, got "force"');
   });
 
-  it('without elicitation, refuses what needs approval and never escalates', async () => {
-    const { client, home, stderr } = await connect({ args: ['--approval', 'untrusted'] });
+  it('without elicitation and approvals_via = "client", refuses what needs approval and never escalates', async () => {
+    const { client, home, stderr } = await connect({
+      args: ['--approval', 'untrusted', '-c', 'approvals_via="client"'],
+    });
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'touch unasked.txt' } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain(
-      'no one could be asked for approval (the MCP client does not support elicitation;',
+      'no one could be asked for approval (the MCP client does not support elicitation and approvals_via is "client";',
     );
     expect(existsSync(join(home.workspace, 'unasked.txt'))).toBe(false);
     expect(stderr.join('')).toContain('cannot answer elicitation requests');

@@ -225,3 +225,48 @@ describe('the automatic reviewer answers network questions', () => {
     expect(proxyDirectories(home)).toEqual([]);
   });
 });
+
+describe('ux mcp without elicitation: a host outside the list waits in the approvals inbox', () => {
+  it('deny-session from ux approvals answer refuses it for the session; the yield clock stands still meanwhile', async () => {
+    const server = await httpServer();
+    const home = networkHome();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--approval', 'on-request', '--allow-domain', 'allowed.test'],
+      cwd: home.workspace,
+      env: home.env,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'ux-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    const url = server.url('other.test');
+    // A yield time shorter than the wait for the answer: the call still returns the whole result.
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: `${CURL} ${url}; echo; echo CURL-ENDED`, yield_time_ms: 250 },
+    });
+    let question: { id: string; pid: number; kind: string; headline: string } | undefined;
+    while (!question) {
+      const listed = await runUx(['approvals', '--json'], home);
+      question = (
+        JSON.parse(listed.stdout) as {
+          approvals: { id: string; pid: number; kind: string; headline: string }[];
+        }
+      ).approvals.find((approval) => approval.pid === transport.pid);
+      if (!question) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(question.kind).toBe('network_host');
+    expect(question.headline).toBe(`a sandboxed command wants to reach other.test:${server.port}; allow it?`);
+    // Longer than the yield time before the answer comes.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const answered = await runUx(['approvals', 'answer', question.id, 'deny-session'], home);
+    expect(answered.stdout).toBe(`${question.id}: deny other.test for this session\n`);
+    const text = ((await call).content as { text: string }[]).map((part) => part.text).join('');
+    expect(text).toContain('CURL-ENDED');
+    expect(text).toContain(
+      'ux: network access to "other.test" was refused when approval was asked, for the rest of this session',
+    );
+    expect(server.hosts).toEqual([]);
+  });
+});

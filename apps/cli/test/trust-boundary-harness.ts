@@ -121,11 +121,15 @@ export async function uxExec(home: UxHome, args: string[], script: string) {
   return { ...result, output: at < 0 ? '' : result.stdout.slice(at + 8) };
 }
 
-/** `ux mcp ARGS…` under the MCP SDK's own client (no elicitation), closed after the test. */
+/**
+ * `ux mcp ARGS…` under the MCP SDK's own client (no elicitation), closed after the test. With
+ * `approvals_via = "client"`: whatever needs approval is refused at once, as these attacks expect
+ * (the default would wait for an answer in the approvals inbox).
+ */
 export async function mcpSession(home: UxHome, args: string[] = []) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', ...args],
+    args: [BIN, 'mcp', '-c', 'approvals_via="client"', ...args],
     cwd: home.workspace,
     env: home.env,
     stderr: 'pipe',

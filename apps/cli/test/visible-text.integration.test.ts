@@ -223,7 +223,8 @@ describe('ux mcp', () => {
   }
 
   it('asks and answers with escapes: the elicitation, the refusal and a notice about a path it chose', async () => {
-    const home = makeHome();
+    // approvals_via = "client": the instant decline is the client's answer (the default asks the inbox).
+    const home = makeHome({ config: 'approvals_via = "client"\n' });
     // A directory a sandboxed command could have made; the session runs in it.
     const cwd = join(home.workspace, 'w\x1b]0;pwned\x07\x1b[2J\rork');
     const cwdShown = `${home.workspace}/w\\e]0;pwned\\x07\\e[2J\\rork`;

@@ -216,6 +216,37 @@ describe('ux mcp through the zsh fork', () => {
     expect(Object.keys((exec.inputSchema as { properties: object }).properties)).not.toContain('shell');
   });
 
+  it('without elicitation, an intercepted program waits in the approvals inbox as a per-exec question', async () => {
+    const home = forkHome('prefix_rule(pattern=["touch"], decision="prompt")\n');
+    const { client } = await connect(home);
+    const call = client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'T=touch; $T made-by-inbox; echo ok' },
+    });
+    type Question = {
+      id: string;
+      kind: string;
+      headline: string;
+      choices: { value: string }[];
+      process: { cwd: string };
+    };
+    let question: Question | undefined;
+    while (!question) {
+      const listed = await runUx(['approvals', '--json'], home);
+      question = (JSON.parse(listed.stdout) as { approvals: Question[] }).approvals.find(
+        (approval) => approval.process.cwd === home.workspace,
+      );
+      if (!question) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(question.kind).toBe('per_exec');
+    expect(question.headline).toBe('a running command wants to start this program; allow it?');
+    expect(question.choices.map((choice) => choice.value)).toEqual(['approve', 'abort']);
+    const answered = await runUx(['approvals', 'answer', question.id, 'approve'], home);
+    expect(answered.status, answered.stderr).toBe(0);
+    expect(textOf(await call)).toContain('ok');
+    expect(existsSync(join(home.workspace, 'made-by-inbox'))).toBe(true);
+  });
+
   it('serves shell_command when shell_zsh_fork is on alone', async () => {
     const home = forkHome('prefix_rule(pattern=["rm"], decision="forbidden")\n', { composed: false });
     const { client } = await connect(home);

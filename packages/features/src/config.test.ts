@@ -129,7 +129,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, early_exit_window_ms, features, profiles, zsh_fork, bwrap_path, environments, hooks, auto_review, approvals_reviewer, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, early_exit_window_ms, features, profiles, zsh_fork, bwrap_path, environments, hooks, auto_review, approvals_reviewer, approvals_via, approval_timeout_s, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',

@@ -90,9 +90,13 @@ export {
 } from './resolve-session-settings.js';
 export {
   type ApprovalsReviewer,
+  type ApprovalsVia,
   approvalsReviewers,
+  approvalsVias,
+  DEFAULT_APPROVALS_VIA,
   DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS,
   DEFAULT_HOOK_TIMEOUT_SECONDS,
+  MAX_APPROVAL_TIMEOUT_SECONDS,
   MAX_REVIEW_TIMEOUT_SECONDS,
   parseReviewConfig,
   type ReviewCommandConfig,

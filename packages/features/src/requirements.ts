@@ -54,7 +54,8 @@ export interface Requirements {
   allowedApprovalsReviewers?: { values: ApprovalsReviewer[]; location: SourceLocation };
   /**
    * `[[hooks.permission_request]]` that always run (before the user's, which cannot remove them) and
-   * `[auto_review]`, the automatic reviewer no user config can replace.
+   * `[auto_review]`, the automatic reviewer no user config can replace; `approvals_via` and
+   * `approval_timeout_s`, pinned (a user config may repeat them but not change them).
    */
   review: Omit<ReviewConfig, 'approvalsReviewer'>;
   warnings: string[];
@@ -73,6 +74,8 @@ const KEYS = [
   'allowed_approvals_reviewers',
   'hooks',
   'auto_review',
+  'approvals_via',
+  'approval_timeout_s',
 ];
 
 const BACKEND_ID = { pattern: /^[a-z][a-z0-9-]*$/, rule: 'a backend id (lowercase letters, digits, dashes)' };

@@ -1,7 +1,13 @@
 import { ConfigError, formatLocation } from '@ux/protocol/core';
 import type { Requirements } from './requirements.js';
 import type { Chosen } from './resolve-session-settings.js';
-import type { ApprovalsReviewer, ReviewCommandConfig } from './review-settings.js';
+import {
+  type ApprovalsReviewer,
+  type ApprovalsVia,
+  DEFAULT_APPROVALS_VIA,
+  type ReviewCommandConfig,
+} from './review-settings.js';
+import type { Located } from './session-settings.js';
 import type { UserConfig } from './user-config.js';
 
 /** A hook or reviewer command in effect, and where it came from. */
@@ -28,6 +34,15 @@ export interface ReviewResolution {
    * false; `strict = true` in the requirements pins it on.
    */
   strict: Chosen<boolean>;
+  /**
+   * Where a person's questions go (default `client-then-inbox`); `pinned` when the requirements set it.
+   */
+  approvalsVia: Chosen<ApprovalsVia> & { pinned: boolean };
+  /**
+   * How long a question waits for a person, in seconds; `null` (the default): until someone answers or
+   * the call is cancelled. `pinned` when the requirements set it.
+   */
+  approvalTimeoutS: Chosen<number | null> & { pinned: boolean };
 }
 
 /**
@@ -107,5 +122,46 @@ export function resolveReviewSettings(input: {
       ...(managedStrict?.value === true ? managedStrict.location : userStrict!.location),
       reason: `auto_review.strict = true (from ${strict.source}) needs an automatic reviewer: add command = ["program", "arg"] to the [auto_review] table (it reads the approval request as JSON on stdin and answers {"decision":"allow"} or {"decision":"deny","message":"…"})`,
     });
-  return { hooks, approvalsReviewer, ...(autoReview ? { autoReview } : {}), strict };
+  const approvalsVia = pinned(
+    'approvals_via',
+    requirements?.review.approvalsVia,
+    user?.review.approvalsVia,
+    DEFAULT_APPROVALS_VIA,
+  );
+  const approvalTimeoutS = pinned<number | null>(
+    'approval_timeout_s',
+    requirements?.review.approvalTimeoutS,
+    user?.review.approvalTimeoutS,
+    null,
+  );
+  return {
+    hooks,
+    approvalsReviewer,
+    ...(autoReview ? { autoReview } : {}),
+    strict,
+    approvalsVia,
+    approvalTimeoutS,
+  };
+}
+
+/**
+ * A setting the requirements may pin: their value wins, and a user value that differs is a
+ * `ConfigError` at the user's line naming the requirements' (the same value is allowed).
+ */
+function pinned<T>(
+  key: string,
+  managed: Located<T> | undefined,
+  user: Located<T> | undefined,
+  fallback: T,
+): Chosen<T> & { pinned: boolean } {
+  if (managed) {
+    if (user && user.value !== managed.value)
+      throw new ConfigError({
+        ...user.location,
+        reason: `${key} = ${JSON.stringify(user.value)} is not allowed here: the managed requirements pin ${key} = ${JSON.stringify(managed.value)} at ${formatLocation(managed.location)}, and a user config cannot change it; remove this line`,
+      });
+    return { value: managed.value, source: formatLocation(managed.location), pinned: true };
+  }
+  if (user) return { value: user.value, source: formatLocation(user.location), pinned: false };
+  return { value: fallback, source: 'default', pinned: false };
 }

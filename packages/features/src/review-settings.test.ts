@@ -215,6 +215,8 @@ describe('the reviewer chain with managed requirements', () => {
       hooks: [],
       approvalsReviewer: { value: 'user', source: 'default' },
       strict: { value: false, source: 'default' },
+      approvalsVia: { value: 'client-then-inbox', source: 'default', pinned: false },
+      approvalTimeoutS: { value: null, source: 'default', pinned: false },
     });
   });
 
@@ -370,5 +372,70 @@ describe('the reviewer chain with managed requirements', () => {
     expect(
       errorOf(() => requirements('[[hooks.permission_request]]\ncommand = ["a"]\ntimeout = 1000\n')).line,
     ).toBe(3);
+  });
+});
+
+describe('approvals_via and approval_timeout_s', () => {
+  it('reads both from config.toml, with where they were written', () => {
+    const resolved = resolveReviewSettings({
+      user: userConfig('approval_policy = "on-request"\napprovals_via = "inbox"\napproval_timeout_s = 90\n'),
+    });
+    expect(resolved.approvalsVia).toEqual({ value: 'inbox', source: `${FILE}:2:1`, pinned: false });
+    expect(resolved.approvalTimeoutS).toEqual({ value: 90, source: `${FILE}:3:1`, pinned: false });
+  });
+
+  it('takes -c overrides', () => {
+    const resolved = resolveReviewSettings({ user: userConfig('', ['approvals_via="client"']) });
+    expect(resolved.approvalsVia.value).toBe('client');
+  });
+
+  it('refuses an unknown route with a hint, at file:line', () => {
+    const error = errorOf(() => userConfig('approvals_via = "inbx"\n'));
+    expect(error.message).toContain(`${FILE}:1:1`);
+    expect(error.message).toContain('approvals_via must be one of "client", "inbox", "client-then-inbox"');
+    expect(error.message).toContain('"inbox"?');
+  });
+
+  it.each([
+    ['0', '0'],
+    ['-5', '-5'],
+    ['1.5', '1.5'],
+    ['"30"', '"30"'],
+    ['86401', '86401'],
+  ])('refuses approval_timeout_s = %s', (written, shown) => {
+    const error = errorOf(() => userConfig(`approval_timeout_s = ${written}\n`));
+    expect(error.message).toContain(`${FILE}:1:1`);
+    expect(error.message).toContain('approval_timeout_s must be a whole number of seconds from 1 to 86400');
+    expect(error.message).toContain(shown);
+  });
+
+  it('a value pinned in the requirements wins, and a different user value is an error at its line', () => {
+    const managed = requirements('approvals_via = "inbox"\napproval_timeout_s = 300\n');
+    expect(resolveReviewSettings({ requirements: managed }).approvalsVia).toEqual({
+      value: 'inbox',
+      source: `${REQ}:1:1`,
+      pinned: true,
+    });
+    expect(resolveReviewSettings({ requirements: managed }).approvalTimeoutS).toEqual({
+      value: 300,
+      source: `${REQ}:2:1`,
+      pinned: true,
+    });
+    // The same value is no change.
+    const same = userConfig('approvals_via = "inbox"\n');
+    expect(resolveReviewSettings({ user: same, requirements: managed }).approvalsVia.pinned).toBe(true);
+    const changed = userConfig('\napprovals_via = "client"\n');
+    const error = errorOf(() => resolveReviewSettings({ user: changed, requirements: managed }));
+    expect(error.message).toContain(`${FILE}:2:1`);
+    expect(error.message).toContain(`the managed requirements pin approvals_via = "inbox" at ${REQ}:1:1`);
+    const timeout = errorOf(() =>
+      resolveReviewSettings({ user: userConfig('approval_timeout_s = 5\n'), requirements: managed }),
+    );
+    expect(timeout.message).toContain('pin approval_timeout_s = 300');
+  });
+
+  it('refuses a bad value in the requirements too', () => {
+    const error = errorOf(() => requirements('approvals_via = 3\n'));
+    expect(error.message).toContain(`${REQ}:1:1`);
   });
 });

@@ -10,6 +10,21 @@ export type ApprovalsReviewer = 'user' | 'auto_review';
 export const approvalsReviewers = ['user', 'auto_review'] as const satisfies readonly ApprovalsReviewer[];
 
 /**
+ * Where approval questions for a person go: `client` (the MCP client's elicitation only), `inbox` (the
+ * approvals inbox, answered with `ux approvals`), `client-then-inbox` (the client when it can be asked,
+ * else the inbox).
+ */
+export type ApprovalsVia = 'client' | 'inbox' | 'client-then-inbox';
+export const approvalsVias = [
+  'client',
+  'inbox',
+  'client-then-inbox',
+] as const satisfies readonly ApprovalsVia[];
+export const DEFAULT_APPROVALS_VIA: ApprovalsVia = 'client-then-inbox';
+/** The longest `approval_timeout_s`: a day. */
+export const MAX_APPROVAL_TIMEOUT_SECONDS = 86_400;
+
+/**
  * A command that answers one JSON question: a `[[hooks.permission_request]]` entry or the
  * `[auto_review]` reviewer. `timeoutMs` is the `timeout` written in seconds, or the default.
  */
@@ -35,9 +50,19 @@ export interface ReviewConfig {
   autoReviewStrict?: Located<boolean>;
   /** `approvals_reviewer` (config.toml only). */
   approvalsReviewer?: Located<ApprovalsReviewer>;
+  /** `approvals_via`: where a person's questions go. In requirements, it pins the choice. */
+  approvalsVia?: Located<ApprovalsVia>;
+  /** `approval_timeout_s`: how long a question waits for a person. In requirements, it pins the value. */
+  approvalTimeoutS?: Located<number>;
 }
 
-export const REVIEW_KEYS = ['hooks', 'auto_review', 'approvals_reviewer'] as const;
+export const REVIEW_KEYS = [
+  'hooks',
+  'auto_review',
+  'approvals_reviewer',
+  'approvals_via',
+  'approval_timeout_s',
+] as const;
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
 export const DEFAULT_AUTO_REVIEW_TIMEOUT_SECONDS = 60;
 export const MAX_REVIEW_TIMEOUT_SECONDS = 600;
@@ -121,6 +146,32 @@ export function parseReviewConfig(
       value: value as ApprovalsReviewer,
       location: document.locate(['approvals_reviewer']),
     };
+  }
+
+  if (root.approvals_via !== undefined) {
+    const value = root.approvals_via;
+    if (typeof value !== 'string' || !(approvalsVias as readonly string[]).includes(value))
+      throw document.error(
+        ['approvals_via'],
+        `approvals_via must be one of ${approvalsVias.map((v) => `"${v}"`).join(', ')}, got ${describe(value)}${
+          typeof value === 'string' ? didYouMean(value, approvalsVias) : ''
+        }`,
+      );
+    config.approvalsVia = { value: value as ApprovalsVia, location: document.locate(['approvals_via']) };
+  }
+  if (root.approval_timeout_s !== undefined) {
+    const value = root.approval_timeout_s;
+    if (
+      typeof value !== 'number' ||
+      !Number.isInteger(value) ||
+      value <= 0 ||
+      value > MAX_APPROVAL_TIMEOUT_SECONDS
+    )
+      throw document.error(
+        ['approval_timeout_s'],
+        `approval_timeout_s must be a whole number of seconds from 1 to ${MAX_APPROVAL_TIMEOUT_SECONDS}, got ${describe(value)} (leave it out to wait until someone answers)`,
+      );
+    config.approvalTimeoutS = { value, location: document.locate(['approval_timeout_s']) };
   }
   return config;
 }
