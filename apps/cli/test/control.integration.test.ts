@@ -63,6 +63,7 @@ interface PsEntry {
     state: string;
     exitCode?: number;
     lastLines: string[];
+    waitingForInput?: boolean;
   }[];
 }
 
@@ -136,8 +137,12 @@ describe('the control plane of ux mcp', () => {
     const byId = new Map(listed?.sessions.map((session) => [session.id, session]));
     expect(byId.get(sleep.session_id!)).toMatchObject({ state: 'running', tty: false });
     expect(byId.get(sleep.session_id!)?.command.at(-1)).toBe('sleep 100');
-    expect(byId.get(repl.session_id!)).toMatchObject({ state: 'running', tty: true });
+    expect(byId.get(repl.session_id!)).toMatchObject({ state: 'running', tty: true, waitingForInput: true });
+    // The sleep reads nothing: never "waiting for input".
+    expect(byId.get(sleep.session_id!)?.waitingForInput).not.toBe(true);
     const text = (await runUx(['ps'], home)).stdout;
+    expect(text).toMatch(new RegExp(`${pid}:${repl.session_id}  waiting for input`));
+    expect(text).toMatch(new RegExp(`${pid}:${sleep.session_id}  running`));
     expect(text).toContain(`${pid}  ux mcp control-test 2.5.0`);
     expect(text).toMatch(
       new RegExp(`${pid}:${sleep.session_id}  running  idle .* pipe  local  sandbox \\S+  sleep 100`),
