@@ -118,6 +118,10 @@ beforeAll(async () => {
   mkdirSync(workspace);
   mkdirSync(codexHome);
   mkdirSync(uxHome);
+  // What the model reads when the client's own answer stands: under the default (client-then-inbox)
+  // codex exec's instant decline would hand the question to the approvals inbox, where it waits for a
+  // person (apps/cli's approvals-inbox tests cover that path).
+  writeFileSync(join(uxHome, 'config.toml'), 'approvals_via = "client"\n');
   server = await startScriptedResponses(respond);
   const path = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
   writeFileSync(
