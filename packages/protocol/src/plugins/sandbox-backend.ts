@@ -1,4 +1,5 @@
 import type { EffectivePolicy } from '../policy/file-system-policy.js';
+import type { SandboxCapability } from './sandbox-capabilities.js';
 
 export const SANDBOX_SPECIFICATION_VERSION = 'ux-sandbox-v1';
 
@@ -15,7 +16,17 @@ export interface SandboxEnforcement {
 
 /** The result of checking whether a backend can run here. */
 export type SandboxProbe =
-  | { available: true; version?: string; details?: Record<string, string | number | boolean> }
+  | {
+      available: true;
+      version?: string;
+      details?: Record<string, string | number | boolean>;
+      /**
+       * What the backend enforces on this host (see `SANDBOX_CAPABILITIES`); it may depend on what
+       * the probe found (a kernel's Landlock ABI). Absent: nothing, so no sandboxed policy runs on it.
+       * The conformance suite checks each declared guarantee by running real commands.
+       */
+      enforces?: readonly SandboxCapability[];
+    }
   | {
       available: false;
       /** What is missing or broken. */
