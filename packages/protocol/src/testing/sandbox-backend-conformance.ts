@@ -45,6 +45,12 @@ export interface SandboxBackendConformanceOptions {
    * also run on a terminal and through `interrupt()` / `terminate()`. Without it they run on pipes only.
    */
   spawner?: Spawner;
+  /**
+   * The working directory (a writable root) the planner checks plan in. Default `/tmp`. A backend
+   * that refuses a writable root holding ux's runtime root (Landlock cannot hide `/tmp/ux-<uid>` inside
+   * a writable `/tmp`) passes another existing directory.
+   */
+  planCwd?: string;
 }
 
 const ENFORCEMENTS = ['enforced', 'advisory', 'none'];
@@ -78,7 +84,7 @@ export function sandboxBackendConformanceChecks(
 ): ConformanceCheck[] {
   const shell = options.shell ?? '/bin/sh';
   const PATH = '/usr/local/bin:/usr/bin:/bin';
-  const planCwd = process.platform === 'win32' ? 'C:\\ux-conformance' : '/tmp';
+  const planCwd = options.planCwd ?? (process.platform === 'win32' ? 'C:\\ux-conformance' : '/tmp');
   const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanRequest => ({
     argv: [shell, '-c', 'echo conformance'],
     cwd: planCwd,
