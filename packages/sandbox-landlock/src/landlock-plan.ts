@@ -238,7 +238,8 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
     for (const tmp of ['/tmp', request.env.TMPDIR]) {
       const real = tmp?.startsWith('/') ? host.fs.realpath(tmp) : undefined;
       if (!real || real === '/' || host.fs.kind(real) !== 'dir') continue;
-      if (isUnder(request.cwd, real) || writableRoots.some((w) => isUnder(real, w))) continue;
+      // (A writable root inside it stays reachable: it is granted by its own path.)
+      if (writableRoots.some((w) => isUnder(real, w))) continue;
       cuts.push(real);
     }
     notes.push(
