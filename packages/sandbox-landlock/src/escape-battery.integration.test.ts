@@ -354,6 +354,37 @@ describe('blocked: other processes, devices, privileges', () => {
     expect(result.output).toContain('TTY-OK');
   });
 
+  it("cannot read or write this user's other terminals", async () => {
+    // A terminal of the host (another session's, say): its pty is in the shared /dev/pts.
+    const victimTerminal = await spawner.spawn({
+      argv: ['/bin/sh', '-c', 'tty; sleep 30'],
+      cwd: ws,
+      env: { PATH },
+      tty: true,
+      stdin: 'pipe',
+    });
+    try {
+      let seen = '';
+      victimTerminal.onOutput((chunk) => {
+        seen += Buffer.from(chunk).toString();
+      });
+      const deadline = Date.now() + 5_000;
+      while (!/\/dev\/pts\/\d+/.test(seen) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const pts = /\/dev\/pts\/\d+/.exec(seen)?.[0];
+      expect(pts).toBeDefined();
+      const result = await sandboxed(
+        `echo INJECTED > ${pts} && echo WROTE; timeout 1 head -c 1 ${pts} && echo READ; ls /dev/pts && echo LISTED`,
+      );
+      expect(result.output).not.toContain('WROTE');
+      expect(result.output).not.toContain('READ');
+      expect(result.output).not.toContain('LISTED');
+      expect(seen).not.toContain('INJECTED');
+    } finally {
+      await victimTerminal.terminate();
+    }
+  });
+
   it('cannot use a descriptor the launcher inherited that points outside', async () => {
     const target = join(outside, 'fd-target');
     writeFileSync(target, 'original\n');

@@ -23,7 +23,12 @@ import {
 /** The backend id, in plans, errors and `[sandbox.landlock]`. */
 export const LANDLOCK_BACKEND_ID = 'landlock';
 
-/** Device files every command gets read, write and (ABI 5+) terminal ioctls on; nothing else of /dev. */
+/**
+ * Device files every command gets read, write and (ABI 5+) device ioctls on; nothing else of /dev.
+ * Not `/dev/pts` nor `/dev/ptmx`: the host's devpts is shared (no private /dev as under bwrap), and its
+ * entries are this user's other terminals, whose input a command could read and whose screen it could
+ * write. The command's own terminal arrives open on its standard descriptors, and `/dev/tty` names it.
+ */
 export const LANDLOCK_DEVICES = [
   '/dev/null',
   '/dev/zero',
@@ -31,8 +36,6 @@ export const LANDLOCK_DEVICES = [
   '/dev/random',
   '/dev/urandom',
   '/dev/tty',
-  '/dev/ptmx',
-  '/dev/pts',
 ];
 
 /** The lowest Landlock ABI this backend runs on at all, and the one its write limits need (TRUNCATE). */
@@ -368,6 +371,10 @@ export function limitNotes(abi: number): string[] {
     'Landlock: no namespaces. Host processes are visible in /proc (command lines included); ptrace and /proc/<pid>/mem, environ and fd of processes outside the sandbox are refused',
     'Landlock: no resource limits, and the network cannot be allowed by domain',
     'missing protected names are taken away by the path guard just after they appear (a window of microseconds); an existing protected path inside a writable root makes the plan refuse',
+    'Landlock does not cover metadata: the permission bits, times and user extended attributes of files outside the writable roots that this user owns can be changed (set-user-id bits, ownership and security attributes cannot: the seccomp filter and the dropped capabilities refuse them)',
+    'hidden paths can still be looked up with stat() (existence, size, times) and watched with inotify; their contents cannot be read and their directories cannot be listed',
+    "no pid namespace: a background process that leaves the command's process group (setsid, a daemon) outlives the command, sandboxed still",
+    'no private /dev: other terminals (/dev/pts) cannot be opened, so programs that make their own terminal (script, tmux) fail; /dev/shm is not writable',
   ];
   if (abi < LANDLOCK_SCOPE_ABI)
     notes.push(
