@@ -191,6 +191,13 @@ static void drop_capabilities(void) {
     setup_failed("the capability bounding set cannot be emptied (CAP_SETPCAP missing) while running as root");
 }
 
+/* The signals libc keeps for itself (32 and 33 under glibc) refuse sigaction(); an ignored one is still
+ * inherited (Node's children get 32 ignored), so it is reset with the raw system call. */
+static void reset_reserved(int sig) {
+  unsigned long zero[16] = {0}; /* SIG_DFL, no flags, no restorer, an empty mask */
+  (void)syscall(SYS_rt_sigaction, sig, zero, NULL, (size_t)((NSIG - 1) / 8));
+}
+
 static void reset_signals(void) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
@@ -198,7 +205,7 @@ static void reset_signals(void) {
   sigemptyset(&dfl.sa_mask);
   for (int sig = 1; sig < NSIG; sig++) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
-    (void)sigaction(sig, &dfl, NULL);
+    if (sigaction(sig, &dfl, NULL) != 0 && errno == EINVAL) reset_reserved(sig);
   }
   sigset_t empty;
   sigemptyset(&empty);
