@@ -27,6 +27,7 @@ import {
   type SeccompNetwork,
   trackCreatedRepositories,
 } from '@ux/sandbox-bwrap/linux';
+import { classifyLandlockDenial } from './classify-landlock-denial.js';
 import { LANDLOCK_BACKEND_ID, LANDLOCK_MIN_ABI, landlockEnforces, planLandlock } from './landlock-plan.js';
 
 export interface LandlockSandboxSettings {
@@ -215,11 +216,7 @@ export function createLandlockSandbox(settings: LandlockSandboxSettings = {}): L
       };
     },
 
-    classifyDenial(evidence) {
-      if (evidence.exitCode === 125 && evidence.output.includes('ux: sandbox setup failed:'))
-        return 'not_denied';
-      return 'unknown';
-    },
+    classifyDenial: classifyLandlockDenial,
 
     async close() {
       const state = await ready;

@@ -1,3 +1,4 @@
+export { classifyLandlockDenial } from './classify-landlock-denial.js';
 export {
   checkedLauncher,
   createLandlockSandbox,
