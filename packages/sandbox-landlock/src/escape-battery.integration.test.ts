@@ -425,6 +425,18 @@ describe('protected names', () => {
     expect(result.notices.map((notice) => notice.path).sort()).toEqual([join(ws, '.codex'), join(ws, '.ux')]);
   });
 
+  it.each([
+    ['renamed into place', 'mkdir staged && echo x > staged/config && mv staged .ux && echo made'],
+    ['as a link to ux home', 'ln -s /root .codex && echo made'],
+    ['as a .git file pointing elsewhere', `echo 'gitdir: ${'${PWD}'}/../outside' > .git && echo made`],
+  ])('takes away a protected name made %s', async (_, script) => {
+    const result = await sandboxed(`${script}; sleep 0.2; ls -A`);
+    expect(result.output).toContain('made');
+    for (const name of ['.ux', '.codex', '.git']) expect(existsSync(join(ws, name))).toBe(false);
+    expect(result.notices.length).toBeGreaterThanOrEqual(1);
+    rmSync(join(ws, 'staged'), { recursive: true, force: true });
+  });
+
   it('refuses a workspace whose .git exists, naming the path and the fix, and runs nothing', async () => {
     const repo = join(root, 'repo');
     mkdirSync(join(repo, '.git', 'hooks'), { recursive: true });
