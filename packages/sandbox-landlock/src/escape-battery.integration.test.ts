@@ -427,8 +427,8 @@ describe('protected names', () => {
 
   it.each([
     ['renamed into place', 'mkdir staged && echo x > staged/config && mv staged .ux && echo made'],
-    ['as a link to ux home', 'ln -s /root .codex && echo made'],
-    ['as a .git file pointing elsewhere', `echo 'gitdir: ${'${PWD}'}/../outside' > .git && echo made`],
+    ['as a link to the home directory', 'ln -s "$HOME" .codex && echo made'],
+    ['as a .git file pointing elsewhere', 'echo "gitdir: $PWD/../outside" > .git && echo made'],
   ])('takes away a protected name made %s', async (_, script) => {
     const result = await sandboxed(`${script}; sleep 0.2; ls -A`);
     expect(result.output).toContain('made');
