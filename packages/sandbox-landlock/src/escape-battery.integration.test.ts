@@ -437,6 +437,46 @@ describe('protected names', () => {
     rmSync(join(ws, 'staged'), { recursive: true, force: true });
   });
 
+  it('home as the workspace: a PATH directory rebuilt after moving its parent away is taken away', async () => {
+    // Nothing pins `.local` (bwrap makes it a mount point): the guard watches from the workspace root.
+    const home = join(root, 'home');
+    mkdirSync(join(home, '.local', 'share'), { recursive: true });
+    const homeBackend = createLandlockSandbox({ homeDir: home });
+    try {
+      const plan = await homeBackend.plan({
+        argv: [
+          '/bin/sh',
+          '-c',
+          'mv .local .local-old && mkdir -p .local/bin && echo evil > .local/bin/ls; mkdir -p .config/fish && echo done',
+        ],
+        cwd: home,
+        env: { PATH, HOME: home },
+        policy: policy(),
+        tty: false,
+      });
+      const notices: SandboxNotice[] = [];
+      plan.onNotice?.((notice) => notices.push(notice));
+      const child = await spawner.spawn({
+        argv: plan.argv,
+        cwd: home,
+        env: plan.env,
+        tty: false,
+        stdin: 'closed',
+      });
+      const { text } = await runToEnd(child, 20_000);
+      await plan.cleanup?.();
+      expect(text).toContain('done');
+      expect(existsSync(join(home, '.local-old'))).toBe(true);
+      expect(existsSync(join(home, '.local', 'bin'))).toBe(false);
+      expect(existsSync(join(home, '.config', 'fish'))).toBe(false);
+      expect(notices.map((notice) => notice.path)).toEqual(
+        expect.arrayContaining([join(home, '.config', 'fish')]),
+      );
+    } finally {
+      await homeBackend.close();
+    }
+  });
+
   it('refuses a workspace whose .git exists, naming the path and the fix, and runs nothing', async () => {
     const repo = join(root, 'repo');
     mkdirSync(join(repo, '.git', 'hooks'), { recursive: true });

@@ -149,6 +149,17 @@ describe('planLandlock', () => {
     expect(plan.guardTargets.find((target) => target.name === '.git')?.repository).toBe(true);
   });
 
+  it('watches a missing name below an existing directory from the writable root, which cannot be renamed', () => {
+    const plan = planLandlock(
+      request(workspaceWrite(), { cwd: '/home/u' }),
+      host({ '/home/u/.local/share/x': '' }),
+    );
+    expect(plan.guardTargets).toEqual(
+      expect.arrayContaining([expect.objectContaining({ dir: '/home/u', name: '.local/bin' })]),
+    );
+    expect(plan.guardTargets.every((target) => target.dir === '/home/u')).toBe(true);
+  });
+
   it('refuses a hidden or deny-read path inside a writable root', () => {
     const hidden = refusal(() =>
       planLandlock(request(workspaceWrite(), { cwd: '/tmp' }), host({ '/tmp/ws/x': 'x' })),

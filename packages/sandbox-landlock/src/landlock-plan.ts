@@ -206,9 +206,12 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
         );
       } else if (end.kind === 'missing') {
         if (!isUnder(end.anchor, root)) continue;
+        // Watched from the writable root itself, the one directory on the way that a command cannot
+        // rename (nothing pins the others as bwrap's mount points do): the guard follows the names
+        // below it as a chain, so `mv .local away && mkdir -p .local/bin` is caught as well.
         guard({
-          dir: end.anchor,
-          name: end.rest.join('/'),
+          dir: root,
+          name: posix.relative(root, posix.join(end.anchor, ...end.rest)),
           why: carve.why,
           ...(end.rest.at(-1) === '.git' ? { repository: true } : {}),
         });
