@@ -151,13 +151,13 @@ describe('planLandlock', () => {
 
   it('watches a missing name below an existing directory from the writable root, which cannot be renamed', () => {
     const plan = planLandlock(
-      request(workspaceWrite(), { cwd: '/home/u' }),
-      host({ '/home/u/.local/share/x': '' }),
+      request(workspaceWrite(), { cwd: '/home/v' }),
+      host({ '/home/v/.local/share/x': '' }, { homeDir: '/home/v' }),
     );
     expect(plan.guardTargets).toEqual(
-      expect.arrayContaining([expect.objectContaining({ dir: '/home/u', name: '.local/bin' })]),
+      expect.arrayContaining([expect.objectContaining({ dir: '/home/v', name: '.local/bin' })]),
     );
-    expect(plan.guardTargets.every((target) => target.dir === '/home/u')).toBe(true);
+    expect(plan.guardTargets.every((target) => target.dir === '/home/v')).toBe(true);
   });
 
   it('refuses a hidden or deny-read path inside a writable root', () => {
