@@ -160,6 +160,18 @@ describe('planLandlock', () => {
     expect(plan.guardTargets.every((target) => target.dir === '/home/v')).toBe(true);
   });
 
+  it('watches from the outermost writable root: an inner one can be renamed through the outer', () => {
+    const plan = planLandlock(
+      request(workspaceWrite([{ path: { type: 'path', path: '/w' }, access: 'write' }]), { cwd: '/w/sub' }),
+      host({ '/w/sub/x': '' }),
+    );
+    expect(plan.rules.rw).toEqual(['/w', '/w/sub']);
+    expect(plan.guardTargets).toEqual(
+      expect.arrayContaining([expect.objectContaining({ dir: '/w', name: 'sub/.ux' })]),
+    );
+    expect(plan.guardTargets.filter((target) => target.dir !== '/w')).toEqual([]);
+  });
+
   it('refuses a hidden or deny-read path inside a writable root', () => {
     const hidden = refusal(() =>
       planLandlock(request(workspaceWrite(), { cwd: '/tmp' }), host({ '/tmp/ws/x': 'x' })),

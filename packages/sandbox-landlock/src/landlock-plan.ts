@@ -182,15 +182,20 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
       "the policy makes / writable, and Landlock cannot keep ux's own directories out of a writable /",
       'run it without a sandbox through an approval (sandbox_mode = "danger-full-access"), or use the bwrap backend',
     );
-  for (const { root, readOnly } of layout.writableRoots) {
+  // The roots granted, outermost first: a writable root inside a name another root protects is not.
+  const granted = layout.writableRoots.filter(({ root }) => {
     const protectedBy = protectedEntryFor(
       { writableRoots: layout.writableRoots.filter((other) => other.root !== root), hidden: layout.hidden },
       root,
     );
-    if (protectedBy) {
+    if (protectedBy)
       notes.push(`writable root ${root} lies in a protected path (${protectedBy.why}): it stays read-only`);
-      continue;
-    }
+    return !protectedBy;
+  });
+  for (const { root, readOnly } of granted) {
+    // A missing name is watched from the OUTERMOST granted root holding it: an inner root can be
+    // renamed away through the outer one's rights, the outermost cannot.
+    const outermost = (path: string) => granted.find((other) => isUnder(path, other.root))?.root ?? root;
     for (const carve of readOnly) {
       const way = resolveWay(carve.path, host.fs);
       const linkInRoot = way.links.find((link) => isUnder(link.dir, root));
@@ -209,9 +214,10 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
         // Watched from the writable root itself, the one directory on the way that a command cannot
         // rename (nothing pins the others as bwrap's mount points do): the guard follows the names
         // below it as a chain, so `mv .local away && mkdir -p .local/bin` is caught as well.
+        const from = outermost(end.anchor);
         guard({
-          dir: root,
-          name: posix.relative(root, posix.join(end.anchor, ...end.rest)),
+          dir: from,
+          name: posix.relative(from, posix.join(end.anchor, ...end.rest)),
           why: carve.why,
           ...(end.rest.at(-1) === '.git' ? { repository: true } : {}),
         });
