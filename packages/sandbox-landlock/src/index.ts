@@ -16,6 +16,7 @@ export {
   type LandlockPlan,
   landlockEnforces,
   limitNotes,
+  MAX_RULE_BYTES,
   planLandlock,
 } from './landlock-plan.js';
 export { type LandlockPluginSettings, landlockSettingsSchema, sandboxPlugin } from './sandbox-plugin.js';

@@ -243,6 +243,15 @@ describe('planLandlock', () => {
     );
   });
 
+  it('refuses rules that would not fit a command line, naming the crowded directory', () => {
+    const crowd = Object.fromEntries(
+      Array.from({ length: 20_000 }, (_, i) => [`/tmp/${'x'.repeat(50)}-${i}`, '']),
+    );
+    const error = refusal(() => planLandlock(request(workspaceWrite()), host(crowd)));
+    expect(error.reason).toMatch(/\/tmp holds 20001 entries/);
+    expect(error.fix).toMatch(/private \/tmp/);
+  });
+
   it('keeps the requested descriptors and refuses bad ones', () => {
     const plan = planLandlock(request(workspaceWrite(), { keepFds: [20, 11] }), host());
     expect(plan.argv.join(' ')).toContain('--keep-fd 11 --keep-fd 20');

@@ -20,6 +20,9 @@ import {
   type SeccompNetwork,
 } from '@ux/sandbox-bwrap/linux';
 
+/** At most this many bytes of path rules on one command line (Linux allows 2 MiB for all of argv and env). */
+export const MAX_RULE_BYTES = 1024 * 1024;
+
 /** The backend id, in plans, errors and `[sandbox.landlock]`. */
 export const LANDLOCK_BACKEND_ID = 'landlock';
 
@@ -360,6 +363,19 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
     '--',
     ...request.argv,
   );
+
+  // One rule per entry next to a hidden path: a directory with very many entries (a crowded /tmp)
+  // would make a command line the kernel refuses (E2BIG); refuse it here, with the reason.
+  const ruleBytes = [...ro, ...rw].reduce((sum, path) => sum + path.length + 6, 0);
+  if (ruleBytes > MAX_RULE_BYTES) {
+    const crowded = shadowed
+      .map((dir) => ({ dir, entries: ro.filter((path) => posix.dirname(path) === dir).length }))
+      .sort((a, b) => b.entries - a.entries)[0];
+    refuse(
+      `the Landlock rules would not fit a command line (${ruleBytes} bytes): ${crowded?.dir ?? 'a directory'} holds ${crowded?.entries ?? 'too many'} entries beside a hidden path, each granted on its own`,
+      "give the policy a private /tmp (the host's /tmp is then not granted at all), clean up that directory, or use the bwrap backend",
+    );
+  }
 
   const env: Record<string, string> = { ...request.env, UX_SANDBOX: LANDLOCK_BACKEND_ID };
   if (layout.network === 'restricted') env.UX_SANDBOX_NETWORK_DISABLED = '1';
