@@ -9,7 +9,8 @@
  *
  *   --ro P      read (files and directories) and execute beneath P
  *   --rw P      every file-system right the ABI has beneath P (but making device nodes)
- *   --dev P     read, write and (ABI 5+) device ioctls beneath P (terminals, /dev/null)
+ *   --dev P     read, write and (ABI 5+) device ioctls beneath P (terminals, /dev/null); the terminal
+ *               on descriptors 0-2, if any, gets the same by its own path (/dev/pts/N)
  *   --net-off   (ABI 4+) no TCP bind or connect at all
  *   --scope     (ABI 6+) no abstract unix socket and no signal reaches outside the domain
  *   --keep-fd N a descriptor above 2 the command inherits; every other one is closed
@@ -285,6 +286,12 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < nro; k++) add_rule(ruleset, ro[k], read);
   for (size_t k = 0; k < nrw; k++) add_rule(ruleset, rw[k], write);
   for (size_t k = 0; k < ndev; k++) add_rule(ruleset, dev[k], device);
+  /* The command's own terminal, when descriptors 0-2 hold one, by its own path (/dev/pts/N): scripts
+   * reopen it as /dev/stdout or /dev/stderr. Other terminals of the host's devpts stay out of reach. */
+  for (int fd = 0; fd <= 2; fd++) {
+    char name[256];
+    if (isatty(fd) && ttyname_r(fd, name, sizeof name) == 0 && name[0] == '/') add_rule(ruleset, name, device);
+  }
 
   drop_capabilities();
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) setup_failed("cannot set no_new_privs: %s", strerror(errno));

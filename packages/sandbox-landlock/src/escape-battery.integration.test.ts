@@ -349,9 +349,12 @@ describe('blocked: other processes, devices, privileges', () => {
     expect(result.output).toMatch(/BLOCKED: Operation not permitted/);
   });
 
-  it('uses its terminal (stty, /dev/tty) on a PTY', async () => {
-    const result = await sandboxed('stty size </dev/tty && echo TTY-OK', { tty: true });
-    expect(result.output).toContain('TTY-OK');
+  it('uses its own terminal on a PTY (stty, /dev/tty, /dev/stdout, /dev/stderr)', async () => {
+    const result = await sandboxed(
+      'stty size </dev/tty && echo TTY-OK; echo OUT-OK > /dev/stdout; echo ERR-OK > /dev/stderr; echo FD-OK > /proc/self/fd/1',
+      { tty: true },
+    );
+    for (const marker of ['TTY-OK', 'OUT-OK', 'ERR-OK', 'FD-OK']) expect(result.output).toContain(marker);
   });
 
   it("cannot read or write this user's other terminals", async () => {
