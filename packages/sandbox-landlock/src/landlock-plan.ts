@@ -183,7 +183,7 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
   if (fullWrite)
     refuse(
       "the policy makes / writable, and Landlock cannot keep ux's own directories out of a writable /",
-      'run it without a sandbox through an approval (sandbox_mode = "danger-full-access"), or use the bwrap backend',
+      'use the bwrap backend (install bubblewrap), or name narrower writable roots',
     );
   // The roots granted, outermost first: a writable root inside a name another root protects is not.
   const granted = layout.writableRoots.filter(({ root }) => {
