@@ -15,6 +15,7 @@
  *   --scope     (ABI 6+) no abstract unix socket and no signal reaches outside the domain
  *   --keep-fd N a descriptor above 2 the command inherits; every other one is closed
  *   --min-abi N fail unless the kernel has at least this ABI (what the plan was made for)
+ *   --max-abi N use no right newer than ABI N (what an older kernel would enforce; for tests)
  *   --seccomp-program HEX   struct sock_filter records, in hex (ux's own filter, from the host's memory)
  *
  * Steps, in order: the ruleset (every right the ABI knows is handled: a right not granted is denied),
@@ -223,7 +224,7 @@ int main(int argc, char **argv) {
   int *keep = calloc((size_t)argc, sizeof *keep);
   if (!ro || !rw || !dev || !keep) setup_failed("out of memory");
   size_t nro = 0, nrw = 0, ndev = 0, nkeep = 0;
-  int net_off = 0, scope = 0, min_abi = 1;
+  int net_off = 0, scope = 0, min_abi = 1, max_abi = 0;
   const char *hex = NULL;
   int i = 1;
   for (; i < argc; i++) {
@@ -254,6 +255,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(option, "--min-abi") == 0) {
       min_abi = parse_number(value, 1, 1000);
       if (min_abi < 0) setup_failed("--min-abi needs a whole number, got \"%s\"", value);
+    } else if (strcmp(option, "--max-abi") == 0) {
+      max_abi = parse_number(value, 1, 1000);
+      if (max_abi < 0) setup_failed("--max-abi needs a whole number, got \"%s\"", value);
     } else if (strcmp(option, "--seccomp-program") == 0) {
       hex = value;
     } else {
@@ -266,6 +270,7 @@ int main(int argc, char **argv) {
   decode_program(hex, &program);
 
   int abi = landlock_abi();
+  if (max_abi > 0 && abi > max_abi) abi = max_abi;
   if (abi < min_abi)
     setup_failed("the kernel offers Landlock ABI %d, and this sandbox needs %d or later%s", abi, min_abi,
                  abi == 0 ? " (Landlock is missing or disabled: boot with lsm=…,landlock)" : "");

@@ -40,6 +40,11 @@ export interface LandlockSandboxSettings {
   quarantineDir?: string;
   /** The launcher; default this package's `native/build/ux-landlock-exec`. For tests. */
   launcherPath?: string;
+  /**
+   * Tests: behave as on a kernel whose Landlock ABI is at most this (what the probe declares, what
+   * plans refuse, and the launcher's `--max-abi`), to check what older kernels enforce on this one.
+   */
+  maxAbi?: number;
 }
 
 /** The Landlock backend; `close()` ends its path guard and removes its private /tmp. */
@@ -98,7 +103,11 @@ export function createLandlockSandbox(settings: LandlockSandboxSettings = {}): L
           fix: 'run `pnpm --filter @ux/sandbox-landlock build` (needs a C compiler)',
         };
       }
-      const abi = await launcherAbi(launcher);
+      const kernelAbi = await launcherAbi(launcher);
+      const abi =
+        typeof kernelAbi === 'number' && settings.maxAbi !== undefined
+          ? Math.min(kernelAbi, settings.maxAbi)
+          : kernelAbi;
       if (typeof abi === 'string')
         return {
           available: false,
@@ -121,7 +130,7 @@ export function createLandlockSandbox(settings: LandlockSandboxSettings = {}): L
         return built;
       };
       // The launch must really work here (seccomp, no_new_privs, the ruleset): one run of `true`.
-      const failure = await probeRun(launcher, abi, program('restricted'));
+      const failure = await probeRun(launcher, abi, program('restricted'), settings.maxAbi);
       if (failure)
         return {
           available: false,
@@ -183,6 +192,7 @@ export function createLandlockSandbox(settings: LandlockSandboxSettings = {}): L
         {
           launcher: state.launcher,
           abi: state.abi,
+          ...(settings.maxAbi !== undefined ? { maxAbi: state.abi } : {}),
           seccompProgram: state.program,
           fs: planFsView(),
           homeDir: settings.homeDir ?? homedir(),
@@ -239,9 +249,15 @@ function launcherAbi(launcher: string): Promise<number | string> {
 }
 
 /** One real launch of `true` under a read-only ruleset; undefined when it worked, else the reason. */
-function probeRun(launcher: string, abi: number, program: Uint8Array): Promise<string | undefined> {
+function probeRun(
+  launcher: string,
+  abi: number,
+  program: Uint8Array,
+  maxAbi: number | undefined,
+): Promise<string | undefined> {
   const hex = Buffer.from(program.buffer, program.byteOffset, program.byteLength).toString('hex');
   const argv = ['--min-abi', String(abi), '--ro', '/usr', '--ro', '/bin', '--ro', '/lib', '--ro', '/lib64'];
+  if (maxAbi !== undefined) argv.push('--max-abi', String(abi));
   argv.push('--seccomp-program', hex, '--', 'true');
   return new Promise((resolve) => {
     execFile(

@@ -73,6 +73,11 @@ export interface LandlockHost {
   launcher: string;
   /** The kernel's Landlock ABI (the probe's). The launcher refuses to run on a lower one. */
   abi: number;
+  /**
+   * Tests: the launcher uses no right newer than this ABI (`--max-abi`), as on an older kernel. `abi`
+   * must not exceed it.
+   */
+  maxAbi?: number;
   /** The seccomp program for the network mode (`buildSeccompProgram(arch, network)`). */
   seccompProgram: (network: SeccompNetwork) => Uint8Array;
   fs: FsView;
@@ -351,6 +356,7 @@ export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): L
   const program = host.seccompProgram(network);
   const keepFds = [...new Set(request.keepFds ?? [])].sort((a, b) => a - b);
   const argv = [host.launcher, '--min-abi', String(host.abi)];
+  if (host.maxAbi !== undefined) argv.push('--max-abi', String(host.maxAbi));
   for (const path of ro) argv.push('--ro', path);
   for (const path of rw) argv.push('--rw', path);
   for (const path of dev) argv.push('--dev', path);
