@@ -1,10 +1,13 @@
 // The sandbox backend conformance suite run for real (Linux): its runtime checks start processes
 // under planners that break the contract, and must catch each break.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { SandboxBackend, SandboxPlanRequest } from '../plugins/sandbox-backend.js';
+import { SANDBOX_CAPABILITIES } from '../plugins/sandbox-capabilities.js';
 import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
 import { fakeBackend } from './fake-backend.js';
 import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
+import { TOY_BWRAP_ENFORCES, toyBwrapBackend } from './toy-bwrap-backend.js';
 
 function byName(outcomes: ConformanceOutcome[]): Record<string, ConformanceOutcome['status']> {
   return Object.fromEntries(outcomes.map((outcome) => [outcome.name, outcome.status]));
@@ -16,17 +19,47 @@ describe('sandbox backend conformance suite, run', () => {
     async () => {
       const outcomes = byName(
         await runConformanceChecks(
-          sandboxBackendConformanceChecks(() => fakeBackend({ available: true }), { run: true }),
+          sandboxBackendConformanceChecks(
+            () =>
+              fakeBackend({
+                available: true,
+                probe: async () => ({ available: true, enforces: SANDBOX_CAPABILITIES }),
+              }),
+            { run: true },
+          ),
         ),
       );
       expect(outcomes).toMatchObject({
         'runs a planned command and passes its output through': 'passed',
         'allows writes inside the working directory under workspace-write': 'passed',
-        'blocks writes outside the writable roots': 'failed',
-        'blocks writes in the working directory under read-only': 'failed',
-        'hides a deny-read path from reads': 'failed',
-        'blocks TCP to a host listener when the network is restricted, and allows it when enabled': 'failed',
+        'write_limits: blocks writes outside the writable roots': 'failed',
+        'write_limits: blocks writes in the working directory under read-only': 'failed',
+        'read_deny: hides a deny-read path from reads': 'failed',
+        'network_off: blocks TCP to a host listener when the network is restricted, and allows it when enabled':
+          'failed',
       });
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'skips the checks of what a backend does not declare, with the reason, and checks keepFds always',
+    async () => {
+      const outcomes = await runConformanceChecks(
+        sandboxBackendConformanceChecks(() => fakeBackend({ available: true }), { run: true }),
+      );
+      const capabilityChecks = outcomes.filter(
+        (o) => /^[a-z_]+: /.test(o.name) && !o.name.startsWith('signals'),
+      );
+      expect(capabilityChecks.length).toBeGreaterThan(10);
+      for (const outcome of capabilityChecks) {
+        expect(outcome.status).toBe('skipped');
+        expect(outcome.reason).toMatch(/^the probe does not declare [a-z_]+ in enforces$/);
+      }
+      expect(
+        byName(outcomes)[
+          'keepFds: a descriptor named in keepFds reaches the command, open as the host left it'
+        ],
+      ).toBe('passed');
     },
   );
 
@@ -84,5 +117,64 @@ describe('sandbox backend conformance suite, run', () => {
       ]);
     },
     60_000,
+  );
+});
+
+// The toy: bubblewrap without protected paths, path guard or seccomp filter (toy-bwrap-backend.ts).
+const hasBwrap =
+  process.platform === 'linux' && spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
+
+describe('sandbox backend conformance suite, a toy bubblewrap backend (needs bwrap on Linux)', () => {
+  const outcomesOf = async (enforces: readonly (typeof SANDBOX_CAPABILITIES)[number][]) => {
+    const backend = toyBwrapBackend(enforces);
+    try {
+      return await runConformanceChecks(sandboxBackendConformanceChecks(() => backend, { run: true }));
+    } finally {
+      await backend.close();
+    }
+  };
+
+  it.runIf(hasBwrap)(
+    'declaring everything, it fails: protected names, host unix sockets, unix socket control and the proxy are not enforced',
+    async () => {
+      const outcomes = await outcomesOf(SANDBOX_CAPABILITIES);
+      expect(outcomes.filter((o) => o.status === 'failed').map((o) => o.name)).toEqual([
+        'protected_names: an existing .git config, hooks and .ux inside a writable root stay read-only (or the plan refuses)',
+        'protected_names: what a command plants in a .git or .ux it creates inside a writable root does not survive',
+        'network_off: blocks connecting to a unix socket of the host (a path) when the network is restricted',
+        'unix_socket_control: allowUnixSockets reaches the listed host socket and no other',
+        "network_by_domain: under a proxied network the host's proxy is reachable through the proxy variables, and nothing else",
+      ]);
+      // What it does hold passes under the same lie.
+      expect(byName(outcomes)).toMatchObject({
+        'write_limits: blocks writes outside the writable roots': 'passed',
+        'read_deny: hides a deny-read path from reads': 'passed',
+        'network_off: blocks TCP to a host listener when the network is restricted, and allows it when enabled':
+          'passed',
+        "private_tmp: /tmp and $TMPDIR are the session's own: the host's cannot be read, what is written stays inside and is shared by its commands":
+          'passed',
+      });
+    },
+    180_000,
+  );
+
+  it.runIf(hasBwrap)(
+    'declaring honestly (write_limits, read_deny, private_tmp, process_isolation), it passes',
+    async () => {
+      const outcomes = await outcomesOf(TOY_BWRAP_ENFORCES);
+      expect(outcomes.filter((o) => o.status === 'failed').map((o) => [o.name, String(o.error)])).toEqual([]);
+      const statuses = byName(outcomes);
+      for (const capability of TOY_BWRAP_ENFORCES) {
+        const own = Object.entries(statuses).filter(([name]) => name.startsWith(`${capability}: `));
+        expect(own.length).toBeGreaterThan(0);
+        expect(own.every(([, status]) => status === 'passed')).toBe(true);
+      }
+      expect(
+        statuses[
+          'protected_names: what a command plants in a .git or .ux it creates inside a writable root does not survive'
+        ],
+      ).toBe('skipped');
+    },
+    180_000,
   );
 });
