@@ -3,11 +3,11 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { SandboxBackend, SandboxPlanRequest } from '../plugins/sandbox-backend.js';
-import { SANDBOX_CAPABILITIES } from '../plugins/sandbox-capabilities.js';
+import { SANDBOX_CAPABILITIES, type SandboxCapability } from '../plugins/sandbox-capabilities.js';
 import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
 import { fakeBackend } from './fake-backend.js';
 import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
-import { TOY_BWRAP_ENFORCES, toyBwrapBackend } from './toy-bwrap-backend.js';
+import { TOY_BWRAP_ENFORCES, type ToyBwrapPart, toyBwrapBackend } from './toy-bwrap-backend.js';
 
 function byName(outcomes: ConformanceOutcome[]): Record<string, ConformanceOutcome['status']> {
   return Object.fromEntries(outcomes.map((outcome) => [outcome.name, outcome.status]));
@@ -125,8 +125,11 @@ const hasBwrap =
   process.platform === 'linux' && spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
 
 describe('sandbox backend conformance suite, a toy bubblewrap backend (needs bwrap on Linux)', () => {
-  const outcomesOf = async (enforces: readonly (typeof SANDBOX_CAPABILITIES)[number][]) => {
-    const backend = toyBwrapBackend(enforces);
+  const outcomesOf = async (
+    enforces: readonly SandboxCapability[],
+    without: readonly ToyBwrapPart[] = [],
+  ) => {
+    const backend = toyBwrapBackend(enforces, without);
     try {
       return await runConformanceChecks(sandboxBackendConformanceChecks(() => backend, { run: true }));
     } finally {
@@ -176,5 +179,80 @@ describe('sandbox backend conformance suite, a toy bubblewrap backend (needs bwr
       ).toBe('skipped');
     },
     180_000,
+  );
+
+  // Each part the toy leaves out, with the capability that part holds declared: that capability's checks
+  // fail, and only they.
+  it.runIf(hasBwrap).each<[ToyBwrapPart, SandboxCapability, string[]]>([
+    [
+      'read-only root',
+      'write_limits',
+      [
+        'write_limits: blocks writes outside the writable roots',
+        'write_limits: blocks writes through a symlink in the workspace that leads outside',
+        'write_limits: blocks writes in the working directory under read-only',
+      ],
+    ],
+    [
+      'masks',
+      'read_deny',
+      [
+        'read_deny: hides a deny-read path from reads',
+        "read_deny: hides ux's hidden directories (hostState.hidden)",
+        'read_deny: a deny-read path inside a writable root is unreadable (or the plan refuses)',
+      ],
+    ],
+    [
+      'private tmp',
+      'private_tmp',
+      [
+        "private_tmp: /tmp and $TMPDIR are the session's own: the host's cannot be read, what is written stays inside and is shared by its commands",
+      ],
+    ],
+    [
+      'pid namespace',
+      'process_isolation',
+      ['process_isolation: host processes cannot be seen or signalled from inside'],
+    ],
+    [
+      'network namespace',
+      'network_off',
+      [
+        'network_off: blocks TCP to a host listener when the network is restricted, and allows it when enabled',
+        'network_off: blocks UDP to a host socket when the network is restricted',
+        'network_off: blocks connecting to a unix socket of the host (a path) when the network is restricted',
+        'network_off: blocks connecting to an abstract unix socket of the host when the network is restricted',
+      ],
+    ],
+  ])(
+    'without its %s, declaring %s, it fails exactly those checks',
+    async (part, capability, expected) => {
+      const outcomes = await outcomesOf([...new Set([...TOY_BWRAP_ENFORCES, capability])], [part]);
+      expect(outcomes.filter((o) => o.status === 'failed').map((o) => o.name)).toEqual(expected);
+    },
+    120_000,
+  );
+});
+
+describe('sandbox backend conformance suite, keepFds', () => {
+  it.runIf(process.platform === 'linux')(
+    'fails a backend whose wrapper closes the descriptor named in keepFds',
+    async () => {
+      const closes = fakeBackend({
+        available: true,
+        plan: async (r: SandboxPlanRequest) => {
+          const plan = await fakeBackend().plan(r);
+          const fds = (r.keepFds ?? []).map((fd) => `exec ${fd}>&-;`).join(' ');
+          return { ...plan, argv: ['bash', '-c', `${fds} exec "$@"`, 'wrapper', ...plan.argv] };
+        },
+      });
+      const [outcome] = await runConformanceChecks(
+        sandboxBackendConformanceChecks(() => closes, { run: true }).filter((c) =>
+          c.name.startsWith('keepFds:'),
+        ),
+      );
+      expect(outcome?.status).toBe('failed');
+      expect(String(outcome?.error)).toContain('EBADF');
+    },
   );
 });

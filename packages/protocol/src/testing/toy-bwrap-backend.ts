@@ -19,8 +19,12 @@ export const TOY_BWRAP_ENFORCES: readonly SandboxCapability[] = [
   'process_isolation',
 ];
 
+/** Parts the toy can leave out, to show that each capability's checks catch the gap. */
+export type ToyBwrapPart = 'read-only root' | 'masks' | 'private tmp' | 'pid namespace' | 'network namespace';
+
 export function toyBwrapBackend(
   enforces: readonly SandboxCapability[],
+  without: readonly ToyBwrapPart[] = [],
 ): SandboxBackend & { close(): Promise<void> } {
   let privateTmp: string | undefined;
   return {
@@ -37,19 +41,19 @@ export function toyBwrapBackend(
       if (request.argv.length === 0) throw new MissingCommandLineError();
       if (!request.cwd.startsWith('/')) throw new UxError('invalid_arguments', 'cwd must be absolute');
       const { policy } = request;
+      const has = (part: ToyBwrapPart) => !without.includes(part);
       const args = [
-        '--ro-bind',
+        has('read-only root') ? '--ro-bind' : '--bind',
         '/',
         '/',
         '--dev',
         '/dev',
         '--proc',
         '/proc',
-        '--unshare-pid',
-        '--die-with-parent',
       ];
+      if (has('pid namespace')) args.push('--unshare-pid');
       const env = { ...request.env };
-      if (policy.privateTmp) {
+      if (policy.privateTmp && has('private tmp')) {
         privateTmp ??= mkdtempSync(join(tmpdir(), 'toy-bwrap-tmp-'));
         args.push('--bind', privateTmp, '/tmp');
         env.TMPDIR = '/tmp';
@@ -57,39 +61,29 @@ export function toyBwrapBackend(
       const masks: string[] = [...(policy.hostState?.hidden ?? [])];
       if (policy.fileSystem.kind === 'restricted') {
         for (const entry of policy.fileSystem.entries) {
+          const { path: where, access } = entry;
           const path =
-            entry.path.type === 'path'
-              ? entry.path.path
-              : entry.path.type === 'special' && entry.path.value === 'cwd'
+            where.type === 'path'
+              ? where.path
+              : where.type === 'special' && where.value === 'cwd'
                 ? request.cwd
                 : undefined;
-          if (path === undefined) continue;
-          if (entry.access === 'write') args.push('--bind', path, path);
-          else if (entry.access === 'none') masks.push(path);
+          if (path !== undefined && access === 'write') args.push('--bind', path, path);
+          if (path !== undefined && access === 'none') masks.push(path);
         }
       } else args.push('--bind', '/', '/');
-      for (const path of masks) {
+      for (const path of has('masks') ? masks : []) {
         const isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? true;
         args.push(...(isDir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
       }
-      if (policy.network !== 'enabled') args.push('--unshare-net');
-      args.push('--chdir', request.cwd);
+      if (policy.network !== 'enabled' && has('network namespace')) args.push('--unshare-net');
+      args.push('--die-with-parent', '--chdir', request.cwd, '--');
       // bwrap waits for the command: it ignores the signals the command gets (so it survives Ctrl-C and
       // exits with the command's code); `env --default-signal` gives the command the default handlers back.
-      const signals = 'INT,QUIT,TERM,HUP';
+      const wrapper = ['/bin/sh', '-c', 'trap "" INT QUIT TERM HUP; exec "$@"', 'toy-bwrap', 'bwrap'];
+      const restore = ['env', '--default-signal=INT,QUIT,TERM,HUP'];
       return {
-        argv: [
-          '/bin/sh',
-          '-c',
-          'trap "" INT QUIT TERM HUP; exec "$@"',
-          'toy-bwrap',
-          'bwrap',
-          ...args,
-          '--',
-          'env',
-          `--default-signal=${signals}`,
-          ...request.argv,
-        ],
+        argv: [...wrapper, ...args, ...restore, ...request.argv],
         cwd: request.cwd,
         env,
         sandboxType: 'toy-bwrap',
