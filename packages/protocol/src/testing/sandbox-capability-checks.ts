@@ -506,7 +506,7 @@ export function sandboxCapabilityChecks(ctx: CapabilityCheckContext): Capability
             const first = await run(
               policy,
               workspace,
-              `cat /tmp/${name}-host "$TMPDIR/${name}-host"; echo inner-value > "\${TMPDIR:-/tmp}/${name}-inner" && echo WROTE`,
+              `cat /tmp/${name}-host "$TMPDIR/${name}-host"; echo inner-value > "\${TMPDIR:-/tmp}/${name}-inner" && echo WROTE; echo direct > /tmp/${name}-direct`,
               { backend, request },
             );
             check(
@@ -519,6 +519,7 @@ export function sandboxCapabilityChecks(ctx: CapabilityCheckContext): Capability
                 !existsSync(join(dir, `${name}-inner`)),
                 `a file written into $TMPDIR landed in the host's ${dir}`,
               );
+            check(!existsSync(`/tmp/${name}-direct`), "a file written into /tmp landed in the host's /tmp");
             const second = await run(policy, workspace, `cat "\${TMPDIR:-/tmp}/${name}-inner"`, {
               backend,
               request,
@@ -528,7 +529,9 @@ export function sandboxCapabilityChecks(ctx: CapabilityCheckContext): Capability
               `the next command of the session did not see the file: ${second.output}`,
             );
           } finally {
-            for (const dir of hostDirs) rmSync(join(dir, `${name}-host`), { force: true });
+            for (const dir of hostDirs)
+              for (const suffix of ['host', 'inner', 'direct'])
+                rmSync(join(dir, `${name}-${suffix}`), { force: true });
           }
         }),
     },
