@@ -139,7 +139,8 @@ export function sandboxCapabilityChecks(ctx: CapabilityCheckContext): Capability
       capability: 'write_limits',
       run: () =>
         withWorkspace(async ({ workspace, outside }) => {
-          symlinkSync(outside, join(workspace, 'link'));
+          // A junction on Windows: it needs no privilege.
+          symlinkSync(outside, join(workspace, 'link'), process.platform === 'win32' ? 'junction' : 'dir');
           const result = await run(
             workspaceWrite(),
             workspace,
