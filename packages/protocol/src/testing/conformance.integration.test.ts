@@ -143,6 +143,7 @@ describe('sandbox backend conformance suite, a toy bubblewrap backend (needs bwr
       const outcomes = await outcomesOf(SANDBOX_CAPABILITIES);
       expect(outcomes.filter((o) => o.status === 'failed').map((o) => o.name)).toEqual([
         'protected_names: an existing .git config, hooks and .ux inside a writable root stay read-only (or the plan refuses)',
+        "protected_names: ux's own state inside a writable root (hostState.readOnly) stays read-only (or the plan refuses)",
         'protected_names: what a command plants in a .git or .ux it creates inside a writable root does not survive',
         'network_off: blocks connecting to a unix socket of the host (a path) when the network is restricted',
         'unix_socket_control: allowUnixSockets reaches the listed host socket and no other',

@@ -23,8 +23,8 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(sandboxBackendConformanceChecks(() => fakeBackend()));
     expect(failed(outcomes)).toEqual([]);
     const skipped = outcomes.filter((outcome) => outcome.status === 'skipped');
-    // Two runs, 18 capability checks (one Linux only), keepFds, four signal checks.
-    const runtime = process.platform === 'linux' ? 24 : 23;
+    // Two runs, 19 capability checks (one Linux only), keepFds, four signal checks.
+    const runtime = process.platform === 'linux' ? 25 : 24;
     expect(skipped.length).toBe(runtime);
     expect(skipped.every((outcome) => outcome.reason === 'fake backend (none needed)')).toBe(true);
   });
@@ -33,7 +33,7 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(
       sandboxBackendConformanceChecks(() => fakeBackend(), { run: true }),
     );
-    expect(failed(outcomes)).toHaveLength(process.platform === 'linux' ? 24 : 23);
+    expect(failed(outcomes)).toHaveLength(process.platform === 'linux' ? 25 : 24);
     expect(String(outcomes.find((o) => o.status === 'failed')?.error)).toContain(
       'the backend cannot run here: fake backend',
     );

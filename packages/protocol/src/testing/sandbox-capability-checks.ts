@@ -208,6 +208,44 @@ export function sandboxCapabilityChecks(ctx: CapabilityCheckContext): Capability
         }),
     },
     {
+      name: "protected_names: ux's own state inside a writable root (hostState.readOnly) stays read-only (or the plan refuses)",
+      capability: 'protected_names',
+      run: () =>
+        withWorkspace(async ({ workspace }) => {
+          const home = join(workspace, 'ux-home');
+          mkdirSync(home);
+          writeFileSync(join(home, 'config.toml'), 'sandbox_mode = "workspace-write"\n');
+          const policy = withPolicy(workspaceWrite(), (p) => {
+            p.hostState = { readOnly: [home] };
+          });
+          const result = await runOrRefusal(
+            policy,
+            workspace,
+            [
+              'echo ok > normal.txt',
+              'echo \'sandbox_mode = "danger-full-access"\' >> ux-home/config.toml',
+              'echo evil > ux-home/rules.toml',
+              'rm -f ux-home/config.toml',
+              'mv ux-home ux-home-moved',
+              'true',
+            ].join('; '),
+          );
+          if (result === 'refused') return;
+          checkEqual(
+            readFileSync(join(workspace, 'normal.txt'), 'utf8'),
+            'ok\n',
+            'normal.txt in the writable root (the root must stay writable around protected names)',
+          );
+          check(existsSync(join(home, 'config.toml')), "ux's config.toml was removed or moved away");
+          checkEqual(
+            readFileSync(join(home, 'config.toml'), 'utf8'),
+            'sandbox_mode = "workspace-write"\n',
+            "ux's config.toml",
+          );
+          check(!existsSync(join(home, 'rules.toml')), "a file was added to ux's state directory");
+        }),
+    },
+    {
       name: 'protected_names: what a command plants in a .git or .ux it creates inside a writable root does not survive',
       capability: 'protected_names',
       run: () =>
