@@ -1,11 +1,13 @@
 // The sandbox backend conformance suite run for real (Linux): its runtime checks start processes
 // under planners that break the contract, and must catch each break.
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxBackend, SandboxPlanRequest } from '../plugins/sandbox-backend.js';
 import { SANDBOX_CAPABILITIES, type SandboxCapability } from '../plugins/sandbox-capabilities.js';
 import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
 import { fakeBackend } from './fake-backend.js';
+import { descendantPids } from './process-helpers.js';
 import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
 import { TOY_BWRAP_ENFORCES, type ToyBwrapPart, toyBwrapBackend } from './toy-bwrap-backend.js';
 
@@ -125,6 +127,18 @@ const hasBwrap =
   process.platform === 'linux' && spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
 
 describe('sandbox backend conformance suite, a toy bubblewrap backend (needs bwrap on Linux)', () => {
+  // No leak check from @ux/test-utils here (it depends on this package): what the suite and the toy
+  // start (bwrap, its commands, the network client, the host's sleep) must be gone after each run.
+  afterEach(() => {
+    const left = descendantPids(process.pid).filter((pid) => {
+      try {
+        return /bwrap|sleep|ux-conformance/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+    expect(left).toEqual([]);
+  });
   const outcomesOf = async (
     enforces: readonly SandboxCapability[],
     without: readonly ToyBwrapPart[] = [],
