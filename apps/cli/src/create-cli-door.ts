@@ -137,7 +137,7 @@ async function composeDoor(
   // /tmp go then), unless the caller handed its own registry and owns its life.
   const ownRegistry = options.sandboxRegistry
     ? undefined
-    : createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions);
+    : createCliSandboxRegistry(session.sandboxPlugins, settings.enabledBackends?.value, session.sandboxHost);
   const orchestrator = createOrchestrator({
     environments: environments.sandboxes,
     sandboxRegistry: options.sandboxRegistry ?? ownRegistry!,

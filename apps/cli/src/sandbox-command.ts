@@ -96,8 +96,9 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
 
   const selector = createSandboxSelector({
     sandboxRegistry: createCliSandboxRegistry(
+      session.sandboxPlugins,
       session.settings.enabledBackends?.value,
-      session.backendOptions,
+      session.sandboxHost,
     ),
     platform: io.platform,
     enabledBackends: session.settings.enabledBackends?.value,

@@ -1,0 +1,384 @@
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  isConfigOverrideLabel,
+  isPluginPath,
+  type Requirements,
+  type SandboxSettingsTable,
+  type UserConfig,
+} from '@ux/features';
+import {
+  ConfigError,
+  didYouMean,
+  formatLocation,
+  type SandboxPlugin,
+  type SettingsValidation,
+  sandboxPluginProblem,
+} from '@ux/protocol/core';
+
+/** Where a plugin named in configuration was written (a file position, or a `-c` argument). */
+export interface PluginLocation {
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+/** A sandbox plugin the loader accepted: what it is, where it came from, its checked settings. */
+export interface LoadedSandboxPlugin {
+  plugin: SandboxPlugin<unknown>;
+  id: string;
+  /** `shipped`: part of ux; `requirements` / `config`: named in that file's `sandbox_plugins`. */
+  origin: 'shipped' | 'requirements' | 'config';
+  /** As written (`@acme/ux-sandbox-x`, `./plugins/y.mjs`). */
+  specifier: string;
+  /** Where it was named; undefined for a shipped one. */
+  location?: PluginLocation;
+  /** The module file it was loaded from (undefined for one bundled into ux). */
+  file?: string;
+  /** The directory of the package that holds `file` (its package.json), when there is one. */
+  packageRoot?: string;
+  /** One line for `ux doctor`: `shipped with ux`, `./y.mjs from /home/u/.ux/config.toml:3:20 (/abs/y.mjs)`. */
+  source: string;
+  /** Whether it runs on this platform; one that does not is listed but never created. */
+  onThisPlatform: boolean;
+  /**
+   * The `[sandbox.<id>]` table checked by the plugin's schema; a promise when the schema answers
+   * asynchronously (then a mistake is reported when the backend is first probed or asked for a plan).
+   */
+  settings: unknown;
+  /** Where its settings table was written, for messages. */
+  settingsLocation?: PluginLocation;
+}
+
+export interface SandboxPluginsInput {
+  user?: UserConfig;
+  requirements?: Requirements;
+  /**
+   * The backends ux ships, by package name, in preference order: the module each name stands for,
+   * bundled into the CLI (so no file is read to list them). They go through the same checks as any
+   * plugin: export, specificationVersion, id, platforms, settings.
+   */
+  shipped: ReadonlyArray<readonly [specifier: string, module: () => unknown]>;
+  platform: NodeJS.Platform;
+  homeDir: string;
+  /** The working directory, the base of paths given with `-c sandbox_plugins=[…]`. */
+  cwd: string;
+  /** A file of the ux installation; packages not found beside the naming file are resolved from here. */
+  installationFile?: string;
+}
+
+export interface LoadedSandboxPlugins {
+  plugins: LoadedSandboxPlugin[];
+  warnings: string[];
+}
+
+const PLATFORMS: readonly string[] = [
+  'aix',
+  'android',
+  'darwin',
+  'freebsd',
+  'haiku',
+  'linux',
+  'openbsd',
+  'sunos',
+  'win32',
+  'cygwin',
+  'netbsd',
+];
+
+/**
+ * Loads the sandbox plugins of a session: the shipped ones, then those the requirements name, then
+ * those the user's config names (each in the order written). A package name is resolved from the
+ * directory of the file that names it, then from the ux installation; a path (`./`, `../`, `/`, `~/`)
+ * relative to that file. A user's plugin must be one the requirements' `allowed_sandbox_plugins` allow
+ * (compared by the file each resolves to) before any of its code runs. Modules are loaded with
+ * `require` (Node >= 20.19 requires ES modules without top-level await): the CLI's command bundles run
+ * from code compiled through node:vm, where Node 20 cannot run an `import()`. Every mistake is a
+ * `ConfigError` at the file:line that named the plugin (or its settings table).
+ */
+export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlugins {
+  const warnings: string[] = [];
+  const plugins: LoadedSandboxPlugin[] = [];
+  const installation = input.installationFile ?? fileURLToPath(import.meta.url);
+  const shippedNames = new Set(input.shipped.map(([name]) => name));
+
+  const accept = (
+    exported: unknown,
+    entry: { specifier: string; origin: LoadedSandboxPlugin['origin']; location?: PluginLocation },
+    file: string | undefined,
+  ) => {
+    const where = entry.location ?? { file: 'ux' };
+    const named = describeEntry(entry.specifier, file);
+    const problem = sandboxPluginProblem(exported);
+    if (problem) throw configError(where, `sandbox plugin ${named} cannot be used: ${problem}`);
+    const plugin = exported as SandboxPlugin<unknown>;
+    const unknownPlatforms = plugin.platforms.filter((p) => !PLATFORMS.includes(p));
+    if (plugin.platforms.length === 0 || unknownPlatforms.length > 0)
+      throw configError(
+        where,
+        `sandbox plugin ${named} cannot be used: its platforms ${JSON.stringify(plugin.platforms)} ${
+          plugin.platforms.length === 0
+            ? 'are empty'
+            : `name no process.platform value (${unknownPlatforms.join(', ')}); known: ${PLATFORMS.join(', ')}`
+        }`,
+      );
+    const clash = plugins.find((other) => other.id === plugin.id);
+    if (clash)
+      throw configError(
+        where,
+        `sandbox plugin ${named} has the id "${plugin.id}", which ${clash.source} already has; a backend id names one backend (remove one of them from sandbox_plugins)`,
+      );
+    const onThisPlatform = plugin.platforms.includes(input.platform);
+    const source =
+      entry.origin === 'shipped'
+        ? `shipped with ux (${entry.specifier})`
+        : `${entry.specifier} from ${formatLocation(where)}${file ? ` (${file})` : ''}`;
+    if (!onThisPlatform && entry.origin !== 'shipped')
+      warnings.push(
+        `${formatLocation(where)}: sandbox plugin ${named} (backend "${plugin.id}") runs on ${plugin.platforms.join(', ')}, not ${input.platform}: it is listed but never used here`,
+      );
+    const table = input.user?.sandbox[plugin.id];
+    plugins.push({
+      plugin,
+      id: plugin.id,
+      origin: entry.origin,
+      specifier: entry.specifier,
+      ...(entry.location ? { location: entry.location } : {}),
+      // A path names one file; a package, its directory (all of which the host runs).
+      ...(file ? { file, ...(isPluginPath(entry.specifier) ? {} : packageRootOf(file)) } : {}),
+      source,
+      onThisPlatform,
+      settings: checkSettings(plugin, table),
+      ...(table ? { settingsLocation: table.location } : {}),
+    });
+  };
+
+  for (const [specifier, module] of input.shipped)
+    accept(exportedPlugin(module()), { specifier, origin: 'shipped' }, undefined);
+
+  const allowed = input.requirements?.allowedSandboxPlugins;
+  const allowedFiles = allowed?.values.map((entry) => ({
+    entry,
+    file: tryResolve(entry.value, entry.location, input, installation),
+  }));
+  const entries = [
+    ...(input.requirements?.sandboxPlugins?.values ?? []).map((entry) => ({
+      ...entry,
+      origin: 'requirements' as const,
+    })),
+    ...(input.user?.sandboxPlugins?.values ?? []).map((entry) => ({ ...entry, origin: 'config' as const })),
+  ];
+  for (const entry of entries) {
+    const location = entry.location;
+    // A shipped backend is part of ux: naming it again changes nothing.
+    if (shippedNames.has(entry.value)) continue;
+    const resolved = resolvePlugin(entry.value, location, input, installation);
+    if (entry.origin === 'config' && allowed && allowedFiles) {
+      if (!allowedFiles.some((candidate) => candidate.file === resolved)) {
+        const list = allowed.values.map((v) => JSON.stringify(v.value)).join(', ');
+        throw new ConfigError({
+          ...allowed.location,
+          reason: `sandbox plugin ${describeEntry(entry.value, resolved)} (from ${formatLocation(location)}) is not allowed here: allowed_sandbox_plugins = [${list}]${
+            allowed.values.length === 0 ? ' allows none' : ''
+          }`,
+        });
+      }
+    }
+    let module: unknown;
+    try {
+      module = createRequire(resolved)(resolved);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const why =
+        code === 'ERR_REQUIRE_ASYNC_MODULE'
+          ? 'it uses top-level await, which ux cannot load (plugins are loaded with require(); move the await into create())'
+          : code === 'ERR_REQUIRE_ESM'
+            ? 'this Node cannot require ES modules (ux needs Node >= 20.19)'
+            : `loading it failed: ${(error as Error).message?.split('\n')[0]}`;
+      throw configError(
+        location,
+        `sandbox plugin ${describeEntry(entry.value, resolved)} cannot be used: ${why}`,
+        error,
+      );
+    }
+    accept(exportedPlugin(module), { specifier: entry.value, origin: entry.origin, location }, resolved);
+  }
+
+  // A settings table for a backend nobody loaded is a mistake (a misspelled id, a plugin left out).
+  const ids = plugins.map((p) => p.id);
+  for (const [id, table] of Object.entries(input.user?.sandbox ?? {})) {
+    if (ids.includes(id)) continue;
+    throw configError(
+      table.location,
+      `[sandbox.${id}] configures no loaded sandbox backend${didYouMean(id, ids)}; loaded: ${ids.join(', ')} (add the plugin that provides "${id}" to sandbox_plugins)`,
+    );
+  }
+  return { plugins, warnings };
+}
+
+/** The plugin a module exports: `sandboxPlugin`, else its default export. */
+function exportedPlugin(module: unknown): unknown {
+  if (typeof module !== 'object' || module === null) return module;
+  const record = module as { sandboxPlugin?: unknown; default?: unknown };
+  if (record.sandboxPlugin !== undefined) return record.sandboxPlugin;
+  const fallback = record.default;
+  // A CommonJS module compiled from ESM (`exports.default`) or a module whose default is the namespace.
+  if (typeof fallback === 'object' && fallback !== null && 'sandboxPlugin' in fallback)
+    return (fallback as { sandboxPlugin: unknown }).sandboxPlugin;
+  return fallback;
+}
+
+/** Checks `[sandbox.<id>]` with the plugin's schema (an absent table is an empty one). */
+function checkSettings(plugin: SandboxPlugin<unknown>, table: SandboxSettingsTable | undefined): unknown {
+  const value = table?.value ?? {};
+  if (!plugin.settings) {
+    const keys = Object.keys(value);
+    if (table && keys.length > 0)
+      throw configError(
+        table.locate([keys[0]!]),
+        `[sandbox.${plugin.id}] ${keys[0]}: the ${plugin.id} backend takes no settings`,
+      );
+    return {};
+  }
+  let result: SettingsValidation<unknown> | Promise<SettingsValidation<unknown>>;
+  try {
+    result = plugin.settings['~standard'].validate(value);
+  } catch (error) {
+    throw configError(
+      table?.location ?? { file: 'ux' },
+      `[sandbox.${plugin.id}]: the ${plugin.id} backend's settings schema failed: ${(error as Error).message}`,
+      error,
+    );
+  }
+  if (result instanceof Promise) return result.then((settled) => settingsValue(plugin.id, settled, table));
+  return settingsValue(plugin.id, result, table);
+}
+
+function settingsValue(
+  id: string,
+  result: SettingsValidation<unknown>,
+  table: SandboxSettingsTable | undefined,
+): unknown {
+  if (!result.issues) return result.value;
+  const [first] = result.issues;
+  const path = (first?.path ?? []).map((part) =>
+    typeof part === 'object' && part !== null ? (part as { key: PropertyKey }).key : part,
+  );
+  const keys = path.map((part) => (typeof part === 'number' ? part : String(part)));
+  const location = table ? table.locate(keys) : { file: 'config.toml' };
+  const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : '';
+  throw configError(
+    location,
+    `[sandbox.${id}]${keys.length > 0 ? ` ${keys.join('.')}` : ''}: ${first?.message ?? 'invalid settings'}${more}`,
+  );
+}
+
+function configError(where: PluginLocation, reason: string, cause?: unknown): ConfigError {
+  return new ConfigError({ ...where, reason }, cause === undefined ? undefined : { cause });
+}
+
+function describeEntry(specifier: string, file: string | undefined): string {
+  return file && file !== specifier ? `"${specifier}" (${file})` : `"${specifier}"`;
+}
+
+/** The directory relative paths and package names are resolved from: the naming file's, or the cwd for `-c`. */
+function baseDirectory(location: PluginLocation, cwd: string): string {
+  return isConfigOverrideLabel(location.file) || !isAbsolute(location.file) ? cwd : dirname(location.file);
+}
+
+function tryResolve(
+  specifier: string,
+  location: PluginLocation,
+  input: SandboxPluginsInput,
+  installation: string,
+): string | undefined {
+  try {
+    return resolvePlugin(specifier, location, input, installation);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path of the module a `sandbox_plugins` entry names, or a `ConfigError` at its location. */
+function resolvePlugin(
+  specifier: string,
+  location: PluginLocation,
+  input: SandboxPluginsInput,
+  installation: string,
+): string {
+  const base = baseDirectory(location, input.cwd);
+  if (isPluginPath(specifier)) {
+    const path = specifier.startsWith('~/')
+      ? join(input.homeDir, specifier.slice(2))
+      : resolve(base, specifier);
+    if (!existsSync(path) || !statSync(path).isFile())
+      throw configError(location, `sandbox plugin "${specifier}": no file ${path}`);
+    return realpathSync(path);
+  }
+  const tried: string[] = [];
+  for (const from of [join(base, 'config.toml'), installation]) {
+    const found = resolvePackage(specifier, from);
+    if (found) return realpathSync(found);
+    tried.push(dirname(from));
+  }
+  throw configError(
+    location,
+    `sandbox plugin "${specifier}": no such package beside ${tried[0]} or in the ux installation (${tried[1]}); install it (npm install ${specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/')}) or name its file (./path/to/plugin.mjs)`,
+  );
+}
+
+/**
+ * A package's module as `require` finds it from `from`; when its `exports` offer no `require`/`default`
+ * condition (an ES-module-only package), the `import` target of that subpath, which `require` loads too.
+ */
+function resolvePackage(specifier: string, from: string): string | undefined {
+  try {
+    return createRequire(from).resolve(specifier);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') return undefined;
+  }
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  const name = parts.slice(0, nameLength).join('/');
+  const subpath = ['.', ...parts.slice(nameLength)].join('/');
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    const root = join(dir, 'node_modules', name);
+    const manifest = join(root, 'package.json');
+    if (existsSync(manifest)) {
+      const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: unknown }).exports;
+      const target = exportTarget(
+        typeof exports === 'object' && exports !== null && !Array.isArray(exports) && subpath in exports
+          ? (exports as Record<string, unknown>)[subpath]
+          : subpath === '.'
+            ? exports
+            : undefined,
+      );
+      return target ? join(root, target) : undefined;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function exportTarget(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  for (const condition of ['node', 'import', 'default']) {
+    const target = exportTarget((value as Record<string, unknown>)[condition]);
+    if (target) return target;
+  }
+  return undefined;
+}
+
+/** The directory of the nearest package.json above a module file. */
+function packageRootOf(file: string): { packageRoot?: string } {
+  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return { packageRoot: dir };
+    if (dir.endsWith('/node_modules')) break;
+  }
+  return {};
+}
