@@ -271,7 +271,7 @@ async function doctorBackendChecks(session: CliSession): Promise<DoctorCheck[]> 
   for (const loaded of session.sandboxPlugins.plugins) {
     const { id } = loaded;
     const name = `sandbox ${id}`;
-    const from = `from ${loaded.source}`;
+    const from = `source: ${loaded.source}`;
     if (!loaded.onThisPlatform) {
       rows.push({
         name,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   isConfigOverrideLabel,
@@ -39,7 +39,10 @@ export interface LoadedSandboxPlugin {
   file?: string;
   /** The directory of the package that holds `file` (its package.json), when there is one. */
   packageRoot?: string;
-  /** One line for `ux doctor`: `shipped with ux`, `./y.mjs from /home/u/.ux/config.toml:3:20 (/abs/y.mjs)`. */
+  /**
+   * One line for `ux doctor`: `shipped with ux (@ux/sandbox-bwrap)`,
+   * `sandbox_plugins "./y.mjs" at /home/u/.ux/config.toml:3:20 (/home/u/.ux/y.mjs)`.
+   */
   source: string;
   /** Whether it runs on this platform; one that does not is listed but never created. */
   onThisPlatform: boolean;
@@ -91,8 +94,8 @@ const PLATFORMS: readonly string[] = [
 /**
  * Loads the sandbox plugins of a session: the shipped ones, then those the requirements name, then
  * those the user's config names (each in the order written). A package name is resolved from the
- * directory of the file that names it, then from the ux installation; a path (`./`, `../`, `/`, `~/`)
- * relative to that file. A user's plugin must be one the requirements' `allowed_sandbox_plugins` allow
+ * `node_modules` beside the file that names it, then from the ux installation; a path (`./`, `../`, `/`,
+ * `~/`) relative to that file. A user's plugin must be one the requirements' `allowed_sandbox_plugins` allow
  * (compared by the file each resolves to) before any of its code runs. Modules are loaded with
  * `require` (Node >= 20.19 requires ES modules without top-level await): the CLI's command bundles run
  * from code compiled through node:vm, where Node 20 cannot run an `import()`. Every mistake is a
@@ -134,7 +137,7 @@ export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlu
     const source =
       entry.origin === 'shipped'
         ? `shipped with ux (${entry.specifier})`
-        : `${entry.specifier} from ${formatLocation(where)}${file ? ` (${file})` : ''}`;
+        : `sandbox_plugins ${JSON.stringify(entry.specifier)} at ${formatLocation(where)}${file ? ` (${file})` : ''}`;
     if (!onThisPlatform && entry.origin !== 'shipped')
       warnings.push(
         `${formatLocation(where)}: sandbox plugin ${named} (backend "${plugin.id}") runs on ${plugin.platforms.join(', ')}, not ${input.platform}: it is listed but never used here`,
@@ -283,9 +286,20 @@ function describeEntry(specifier: string, file: string | undefined): string {
   return file && file !== specifier ? `"${specifier}" (${file})` : `"${specifier}"`;
 }
 
-/** The directory relative paths and package names are resolved from: the naming file's, or the cwd for `-c`. */
-function baseDirectory(location: PluginLocation, cwd: string): string {
-  return isConfigOverrideLabel(location.file) || !isAbsolute(location.file) ? cwd : dirname(location.file);
+/**
+ * The directory a `sandbox_plugins` entry is resolved from: the naming file's. A `-c` argument has no
+ * file: its paths are relative to the working directory (the person typed them there), its package
+ * names are looked up beside the user's config.toml (never in the working directory, which sandboxed
+ * commands may write).
+ */
+function baseDirectory(
+  specifier: string,
+  location: PluginLocation,
+  input: SandboxPluginsInput,
+): string | undefined {
+  if (!isConfigOverrideLabel(location.file) && isAbsolute(location.file)) return dirname(location.file);
+  if (isPluginPath(specifier)) return input.cwd;
+  return input.user ? dirname(input.user.file) : undefined;
 }
 
 function tryResolve(
@@ -301,80 +315,100 @@ function tryResolve(
   }
 }
 
-/** The real path of the module a `sandbox_plugins` entry names, or a `ConfigError` at its location. */
+/**
+ * The real path of the module a `sandbox_plugins` entry names, or a `ConfigError` at its location. A
+ * package is looked up in `node_modules` beside the naming file only (not in the directories above it,
+ * nor Node's global folders such as ~/.node_modules: any of those may lie in a writable root, where a
+ * sandboxed command could plant a package of that name), then as the ux installation finds its own
+ * dependencies.
+ */
 function resolvePlugin(
   specifier: string,
   location: PluginLocation,
   input: SandboxPluginsInput,
   installation: string,
 ): string {
-  const base = baseDirectory(location, input.cwd);
+  const base = baseDirectory(specifier, location, input);
   if (isPluginPath(specifier)) {
     const path = specifier.startsWith('~/')
       ? join(input.homeDir, specifier.slice(2))
-      : resolve(base, specifier);
+      : resolve(base ?? input.cwd, specifier);
     if (!existsSync(path) || !statSync(path).isFile())
       throw configError(location, `sandbox plugin "${specifier}": no file ${path}`);
     return realpathSync(path);
-  }
-  const tried: string[] = [];
-  for (const from of [join(base, 'config.toml'), installation]) {
-    const found = resolvePackage(specifier, from);
-    if (found) return realpathSync(found);
-    tried.push(dirname(from));
-  }
-  throw configError(
-    location,
-    `sandbox plugin "${specifier}": no such package beside ${tried[0]} or in the ux installation (${tried[1]}); install it (npm install ${specifier
-      .split('/')
-      .slice(0, specifier.startsWith('@') ? 2 : 1)
-      .join('/')}) or name its file (./path/to/plugin.mjs)`,
-  );
-}
-
-/**
- * A package's module as `require` finds it from `from`; when its `exports` offer no `require`/`default`
- * condition (an ES-module-only package), the `import` target of that subpath, which `require` loads too.
- */
-function resolvePackage(specifier: string, from: string): string | undefined {
-  try {
-    return createRequire(from).resolve(specifier);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') return undefined;
   }
   const parts = specifier.split('/');
   const nameLength = specifier.startsWith('@') ? 2 : 1;
   const name = parts.slice(0, nameLength).join('/');
   const subpath = ['.', ...parts.slice(nameLength)].join('/');
-  for (let dir = dirname(from); ; dir = dirname(dir)) {
-    const root = join(dir, 'node_modules', name);
-    const manifest = join(root, 'package.json');
-    if (existsSync(manifest)) {
-      const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: unknown }).exports;
-      const target = exportTarget(
-        typeof exports === 'object' && exports !== null && !Array.isArray(exports) && subpath in exports
-          ? (exports as Record<string, unknown>)[subpath]
-          : subpath === '.'
-            ? exports
-            : undefined,
+  const places = [
+    ...(base ? [join(base, 'node_modules')] : []),
+    ...ancestors(dirname(installation)).map((dir) => join(dir, 'node_modules')),
+  ];
+  for (const place of places) {
+    const root = join(place, name);
+    if (!existsSync(join(root, 'package.json'))) continue;
+    const entry = packageEntry(root, subpath);
+    if (!entry)
+      throw configError(
+        location,
+        `sandbox plugin "${specifier}": the package at ${root} exports no ${subpath === '.' ? 'main module' : subpath} for Node (exports "node", "require", "import" or "default", or main)`,
       );
-      return target ? join(root, target) : undefined;
-    }
-    if (dirname(dir) === dir) return undefined;
+    return realpathSync(entry);
   }
+  throw configError(
+    location,
+    `sandbox plugin "${specifier}": no such package in ${base ? `${join(base, 'node_modules')} or ` : ''}the ux installation (${dirname(installation)}); install it there (npm install ${name}) or name its file (./path/to/plugin.mjs)`,
+  );
+}
+
+function ancestors(dir: string): string[] {
+  const all = [dir];
+  while (dirname(all.at(-1)!) !== all.at(-1)) all.push(dirname(all.at(-1)!));
+  return all.filter((path) => !path.endsWith(`${sep}node_modules`));
+}
+
+/** The module file of `subpath` in the package at `root`: its `exports` (Node's conditions), else `main`. */
+function packageEntry(root: string, subpath: string): string | undefined {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports?: unknown;
+    main?: unknown;
+  };
+  let target: string | undefined;
+  const { exports } = manifest;
+  if (exports !== undefined && exports !== null) {
+    const bySubpath =
+      typeof exports === 'object' &&
+      !Array.isArray(exports) &&
+      Object.keys(exports).some((key) => key.startsWith('.'));
+    target = exportTarget(
+      bySubpath ? (exports as Record<string, unknown>)[subpath] : subpath === '.' ? exports : undefined,
+    );
+  } else {
+    target = subpath === '.' ? (typeof manifest.main === 'string' ? manifest.main : 'index.js') : subpath;
+  }
+  if (!target) return undefined;
+  const file = resolve(root, target);
+  for (const candidate of [file, `${file}.js`, join(file, 'index.js')]) {
+    if (!existsSync(candidate) || !statSync(candidate).isFile()) continue;
+    // A package's module lies inside the package.
+    if (!realpathSync(candidate).startsWith(realpathSync(root) + sep)) return undefined;
+    return candidate;
+  }
+  return undefined;
 }
 
 function exportTarget(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  for (const condition of ['node', 'import', 'default']) {
+  for (const condition of ['node', 'require', 'import', 'default']) {
     const target = exportTarget((value as Record<string, unknown>)[condition]);
     if (target) return target;
   }
   return undefined;
 }
 
-/** The directory of the nearest package.json above a module file. */
+/** The directory of the nearest package.json above a module file (inside node_modules). */
 function packageRootOf(file: string): { packageRoot?: string } {
   for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return { packageRoot: dir };
