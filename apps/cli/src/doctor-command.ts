@@ -102,6 +102,9 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
           ? `${paths.requirements}: parsed`
           : `${paths.requirements}: not present, nothing is pinned`,
       });
+      // What every command would print as `ux: warning: …` (a deprecated key, a plugin for another platform).
+      for (const warning of session.warnings)
+        checks.push({ name: 'config', status: 'warn', detail: warning });
     } catch (error) {
       if (!ConfigError.isInstance(error) && !UxError.isInstance(error)) throw error;
       checks.push({

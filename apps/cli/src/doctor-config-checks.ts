@@ -127,7 +127,7 @@ function backendIdChecks(session: CliSession, platform: NodeJS.Platform): Doctor
   return unknown.map((id) => ({
     name: 'sandbox_backends',
     status: 'fail',
-    detail: `${enabled.source}: unknown sandbox backend "${id}"${didYouMean(id, BACKEND_IDS)}; loaded: ${BACKEND_IDS.join(', ')}`,
+    detail: `${enabled.source}: unknown sandbox backend "${id}"${didYouMean(id, BACKEND_IDS)}; ux knows ${BACKEND_IDS.join(', ')}`,
     fix: `write sandbox_backends = [${list}] at ${enabled.source}`,
   }));
 }
