@@ -3,7 +3,7 @@
 // runs a command; the requirements' allow-list refuses a plugin it does not list before any of its code
 // runs; mistakes in a plugin's export or settings are reported at the file:line that named them.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useLeakCheck } from '@ux/test-utils';
@@ -123,6 +123,27 @@ describe('sandbox plugins named in config.toml', () => {
     writeFileSync(join(home.home, 'plugins', 'toy.mjs'), toyModule());
     const result = await runUx(['exec', '--', '/bin/sh', '-c', 'echo "tag=$TOY_TAG"'], home);
     expect(result.stdout).toContain('tag=from-config\n');
+  });
+
+  it('keeps a plugin file that lies in a writable root read-only for sandboxed commands (the host runs it)', async () => {
+    const home = makeHome({
+      config: TOY_CONFIG.replace('"@acme/ux-sandbox-toy"', '"./workspace/toy.mjs"'),
+    });
+    const plugin = join(home.workspace, 'toy.mjs');
+    writeFileSync(plugin, toyModule());
+    const result = await runUx(
+      [
+        'exec',
+        '--',
+        '/bin/sh',
+        '-c',
+        'echo "tag=$TOY_TAG"; echo "//planted" >> toy.mjs; touch other && echo wrote-other',
+      ],
+      home,
+    );
+    expect(result.stdout).toContain('tag=from-config\n');
+    expect(result.stdout).toContain('wrote-other\n');
+    expect(readFileSync(plugin, 'utf8')).toBe(toyModule());
   });
 
   it('refuses a plugin the requirements do not list, naming both files, before any of its code runs', async () => {
