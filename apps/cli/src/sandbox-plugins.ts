@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   isConfigOverrideLabel,
@@ -124,7 +124,7 @@ export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlu
         `sandbox plugin ${named} cannot be used: its platforms ${JSON.stringify(plugin.platforms)} ${
           plugin.platforms.length === 0
             ? 'are empty'
-            : `name no process.platform value (${unknownPlatforms.join(', ')}); known: ${PLATFORMS.join(', ')}`
+            : `include names that are not process.platform values (${unknownPlatforms.join(', ')}); known: ${PLATFORMS.join(', ')}`
         }`,
       );
     const clash = plugins.find((other) => other.id === plugin.id);
@@ -341,10 +341,7 @@ function resolvePlugin(
   const nameLength = specifier.startsWith('@') ? 2 : 1;
   const name = parts.slice(0, nameLength).join('/');
   const subpath = ['.', ...parts.slice(nameLength)].join('/');
-  const places = [
-    ...(base ? [join(base, 'node_modules')] : []),
-    ...ancestors(dirname(installation)).map((dir) => join(dir, 'node_modules')),
-  ];
+  const places = [...(base ? [join(base, 'node_modules')] : []), ...installationPlaces(installation)];
   for (const place of places) {
     const root = join(place, name);
     if (!existsSync(join(root, 'package.json'))) continue;
@@ -358,14 +355,26 @@ function resolvePlugin(
   }
   throw configError(
     location,
-    `sandbox plugin "${specifier}": no such package in ${base ? `${join(base, 'node_modules')} or ` : ''}the ux installation (${dirname(installation)}); install it there (npm install ${name}) or name its file (./path/to/plugin.mjs)`,
+    `sandbox plugin "${specifier}": no such package in ${places.join(', ')} (beside ${base ? 'the file that names it' : 'config.toml'}, then the ux installation); install it in one of them (npm install ${name}) or name its file (./path/to/plugin.mjs)`,
   );
 }
 
-function ancestors(dir: string): string[] {
-  const all = [dir];
-  while (dirname(all.at(-1)!) !== all.at(-1)) all.push(dirname(all.at(-1)!));
-  return all.filter((path) => !path.endsWith(`${sep}node_modules`));
+/**
+ * Where the ux installation's own dependencies are: the CLI package's `node_modules`, and, when ux is
+ * installed as a package, the `node_modules` directory that holds it (its siblings). Not the
+ * directories above those (a home directory's `node_modules`, say), where Node would look for a
+ * package missing from both.
+ */
+function installationPlaces(installation: string): string[] {
+  let root = dirname(installation);
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  const places = [join(root, 'node_modules')];
+  for (let dir = dirname(root); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (basename(dir) !== 'node_modules') continue;
+    places.push(dir);
+    break;
+  }
+  return places;
 }
 
 /** The module file of `subpath` in the package at `root`: its `exports` (Node's conditions), else `main`. */
