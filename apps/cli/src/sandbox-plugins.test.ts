@@ -269,3 +269,27 @@ describe('loadSandboxPlugins', () => {
     );
   });
 });
+
+describe('[sandbox.<id>] in the requirements', () => {
+  it('pins keys over the user table; a user key with another value is refused at its line', () => {
+    const files = layout();
+    const pinned = '[sandbox.bwrap]\npath = "/opt/vetted/bwrap"\n';
+    expect(load(files, '', pinned).plugins[0]?.settings).toEqual({ path: '/opt/vetted/bwrap' });
+    expect(load(files, '[sandbox.bwrap]\npath = "/opt/vetted/bwrap"\n', pinned).plugins[0]?.settings).toEqual(
+      {
+        path: '/opt/vetted/bwrap',
+      },
+    );
+    expect(errorOf(() => load(files, '\n[sandbox.bwrap]\npath = "/home/me/bwrap"\n', pinned)).message).toBe(
+      `${files.config}:3:1: [sandbox.bwrap] path is pinned by the requirements (${files.requirements}:2:1: path = "/opt/vetted/bwrap"); remove it here`,
+    );
+    // The deprecated bwrap_path is the same key.
+    expect(errorOf(() => load(files, 'bwrap_path = "/home/me/bwrap"\n', pinned)).message).toBe(
+      `${files.config}:1:1: [sandbox.bwrap] path is pinned by the requirements (${files.requirements}:2:1: path = "/opt/vetted/bwrap"); remove it here`,
+    );
+    // A pinned key the backend's schema refuses is reported at the requirements' line.
+    expect(errorOf(() => load(files, '', '[sandbox.bwrap]\npath = "bwrap"\n')).message).toBe(
+      `${files.requirements}:2:1: [sandbox.bwrap] path: path must be the absolute path of the bwrap binary, got "bwrap"`,
+    );
+  });
+});

@@ -142,7 +142,11 @@ export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlu
       warnings.push(
         `${formatLocation(where)}: sandbox plugin ${named} (backend "${plugin.id}") runs on ${plugin.platforms.join(', ')}, not ${input.platform}: it is listed but never used here`,
       );
-    const table = input.user?.sandbox[plugin.id];
+    const table = settingsTable(
+      plugin.id,
+      input.user?.sandbox[plugin.id],
+      input.requirements?.sandbox[plugin.id],
+    );
     plugins.push({
       plugin,
       id: plugin.id,
@@ -211,7 +215,10 @@ export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlu
 
   // A settings table for a backend nobody loaded is a mistake (a misspelled id, a plugin left out).
   const ids = plugins.map((p) => p.id);
-  for (const [id, table] of Object.entries(input.user?.sandbox ?? {})) {
+  for (const [id, table] of [
+    ...Object.entries(input.requirements?.sandbox ?? {}),
+    ...Object.entries(input.user?.sandbox ?? {}),
+  ]) {
     if (ids.includes(id)) continue;
     throw configError(
       table.location,
@@ -231,6 +238,30 @@ function exportedPlugin(module: unknown): unknown {
   if (typeof fallback === 'object' && fallback !== null && 'sandboxPlugin' in fallback)
     return (fallback as { sandboxPlugin: unknown }).sandboxPlugin;
   return fallback;
+}
+
+/**
+ * A backend's `[sandbox.<id>]`: the user's table with the requirements' keys over it. A user key that
+ * gives a pinned key another value is an error at the user's line, naming the requirements' line.
+ */
+function settingsTable(
+  id: string,
+  user: SandboxSettingsTable | undefined,
+  pinned: SandboxSettingsTable | undefined,
+): SandboxSettingsTable | undefined {
+  if (!pinned || !user) return pinned ?? user;
+  for (const [key, value] of Object.entries(user.value)) {
+    if (!(key in pinned.value) || JSON.stringify(value) === JSON.stringify(pinned.value[key])) continue;
+    throw configError(
+      user.locate([key]),
+      `[sandbox.${id}] ${key} is pinned by the requirements (${formatLocation(pinned.locate([key]))}: ${key} = ${JSON.stringify(pinned.value[key])}); remove it here`,
+    );
+  }
+  return {
+    value: { ...user.value, ...pinned.value },
+    location: user.location,
+    locate: (path) => (typeof path[0] === 'string' && path[0] in pinned.value ? pinned : user).locate(path),
+  };
 }
 
 /** Checks `[sandbox.<id>]` with the plugin's schema (an absent table is an empty one). */

@@ -253,6 +253,9 @@ unified_exec = true
       { value: '/opt/acme/x.mjs', location: { file: REQ, line: 1, column: 20 } },
     ]);
     expect(parsed.allowedSandboxPlugins).toEqual({ values: [], location: { file: REQ, line: 2, column: 1 } });
+    const pinned = requirements('[sandbox.bwrap]\npath = "/opt/bwrap"\n').sandbox.bwrap;
+    expect(pinned?.value).toEqual({ path: '/opt/bwrap' });
+    expect(pinned?.locate(['path'])).toEqual({ file: REQ, line: 2, column: 1 });
   });
 
   it.each([
@@ -272,7 +275,7 @@ unified_exec = true
     ],
     [
       'profile = "x"\n',
-      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, sandbox_plugins, allowed_sandbox_plugins, deny_read, network, allow_unix_sockets, allowed_environments, environments`,
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, sandbox_plugins, allowed_sandbox_plugins, sandbox, deny_read, network, allow_unix_sockets, allowed_environments, environments`,
     ],
     ['deny_read = ["~x"]\n', `${REQ}:1:14: deny_read[0]: "~x": only ~ and ~/… are expanded`],
   ])('rejects %j', (text, message) => {

@@ -23,7 +23,11 @@ import {
   parseReviewConfig,
   type ReviewConfig,
 } from './review-settings.js';
-import { parseSandboxPluginList } from './sandbox-plugin-config.js';
+import {
+  parseSandboxPluginList,
+  parseSandboxTables,
+  type SandboxSettingsTable,
+} from './sandbox-plugin-config.js';
 import type { Located } from './session-settings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
@@ -47,6 +51,11 @@ export interface Requirements {
    * with `allowed_sandbox_backends`).
    */
   allowedSandboxPlugins?: { values: Located<string>[]; location: SourceLocation };
+  /**
+   * `[sandbox.<id>]`: backend settings the administrator pins. They are merged over the user's table
+   * of that id; a user key that gives a pinned key another value is an error.
+   */
+  sandbox: Record<string, SandboxSettingsTable>;
   /** Paths and globs no sandboxed command may read, whatever the user's config or flags say. */
   denyRead?: { values: string[]; location: SourceLocation };
   /**
@@ -79,6 +88,7 @@ const KEYS = [
   'allowed_sandbox_backends',
   'sandbox_plugins',
   'allowed_sandbox_plugins',
+  'sandbox',
   'deny_read',
   'network',
   'allow_unix_sockets',
@@ -115,6 +125,7 @@ export function parseRequirements(document: TomlDocument): Requirements {
     allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, BACKEND_ID),
     sandboxPlugins: parseSandboxPluginList(document, 'sandbox_plugins', { allowEmpty: true }),
     allowedSandboxPlugins: parseSandboxPluginList(document, 'allowed_sandbox_plugins', { allowEmpty: true }),
+    sandbox: parseSandboxTables(document, 'sandbox'),
     denyRead:
       root.deny_read === undefined
         ? undefined

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  didYouMean,
   isAbsolutePath,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxPlugin,
@@ -26,7 +27,10 @@ export const bwrapSettingsSchema: SettingsSchema<BwrapPluginSettings> = {
       const table = value as Record<string, unknown>;
       const issues = Object.keys(table)
         .filter((key) => !KEYS.includes(key))
-        .map((key) => ({ message: `unknown key ${key}; known keys: ${KEYS.join(', ')}`, path: [key] }));
+        .map((key) => ({
+          message: `unknown key ${key}${didYouMean(key, KEYS)}; known keys: ${KEYS.join(', ')}`,
+          path: [key],
+        }));
       if (table.path !== undefined && (typeof table.path !== 'string' || !isAbsolutePath(table.path)))
         issues.push({
           message: `path must be the absolute path of the bwrap binary, got ${JSON.stringify(table.path)}`,
