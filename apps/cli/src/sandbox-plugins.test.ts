@@ -181,6 +181,15 @@ describe('loadSandboxPlugins', () => {
     );
   });
 
+  it('takes a CommonJS module.exports that is the plugin itself', () => {
+    const files = layout();
+    write(
+      join(dirname(files.config), 'cjs.cjs'),
+      "module.exports = { specificationVersion: 'ux-sandbox-v1', id: 'acme', platforms: ['linux'], create() {} };\n",
+    );
+    expect(load(files, 'sandbox_plugins = ["./cjs.cjs"]\n').plugins.at(-1)?.id).toBe('acme');
+  });
+
   it('refuses an id another plugin has, naming both', () => {
     const files = layout();
     write(join(dirname(files.config), 'a.cjs'), PLUGIN(''));

@@ -228,11 +228,15 @@ export function loadSandboxPlugins(input: SandboxPluginsInput): LoadedSandboxPlu
   return { plugins, warnings };
 }
 
-/** The plugin a module exports: `sandboxPlugin`, else its default export. */
+/**
+ * The plugin a module exports: `sandboxPlugin`, else its default export (for CommonJS, `module.exports`
+ * itself when it is the plugin).
+ */
 function exportedPlugin(module: unknown): unknown {
   if (typeof module !== 'object' || module === null) return module;
-  const record = module as { sandboxPlugin?: unknown; default?: unknown };
+  const record = module as { sandboxPlugin?: unknown; default?: unknown; specificationVersion?: unknown };
   if (record.sandboxPlugin !== undefined) return record.sandboxPlugin;
+  if (record.default === undefined && record.specificationVersion !== undefined) return record;
   const fallback = record.default;
   // A CommonJS module compiled from ESM (`exports.default`) or a module whose default is the namespace.
   if (typeof fallback === 'object' && fallback !== null && 'sandboxPlugin' in fallback)
