@@ -69,8 +69,8 @@ export {
 export * from './plugins/reviewer.js';
 export * from './plugins/sandbox-backend.js';
 export * from './plugins/sandbox-capabilities.js';
-export * from './plugins/sandbox-plugin.js';
 export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';
+export * from './plugins/sandbox-plugin.js';
 export { createSandboxRegistry, type SandboxRegistry } from './plugins/sandbox-registry.js';
 export * from './plugins/spawner.js';
 export { isAbsolutePath } from './policy/absolute-path.js';

@@ -38,7 +38,9 @@ export function createUnshareTestSandbox(): SandboxBackend {
       }
       try {
         execFileSync('unshare', ['--mount', '--net', '--fork', 'true'], { stdio: 'ignore' });
-        return { available: true };
+        // What it holds against a command that is not root inside (no protected names, no seccomp, so
+        // not network_off: a host unix socket stays reachable).
+        return { available: true, enforces: ['write_limits', 'read_deny'] };
       } catch (error) {
         return {
           available: false,
@@ -74,6 +76,8 @@ export function createUnshareTestSandbox(): SandboxBackend {
         if (entry.access === 'none')
           hidden.push({ path: entry.target.path, directory: isDirectory(entry.target.path) });
       }
+      for (const path of request.policy.hostState?.hidden ?? [])
+        hidden.push({ path, directory: isDirectory(path) });
       const restrictedFs = request.policy.fileSystem.kind === 'restricted';
       const lines = ['set -e'];
       if (restrictedFs) {
