@@ -8,7 +8,7 @@ import { loadConfiguration } from './config-files.js';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import { EXEC_SERVER_HELP, parseExecServerArgs } from './exec-server-args.js';
 import type { Io } from './io.js';
-import { BACKEND_IDS, createCliSandboxRegistry } from './sandbox-backends.js';
+import { createCliSandboxRegistry } from './sandbox-backends.js';
 import { serveHostedProcesses } from './serve-hosted-processes.js';
 import { policyProtector, sessionHostState } from './session-protection.js';
 import { startProcessControl } from './start-process-control.js';
@@ -36,7 +36,7 @@ export async function execServerCommand(
   const { settings } = session;
   // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
   if (!parsed.sandboxBackends) {
-    const enabled = settings.enabledBackends?.value ?? BACKEND_IDS;
+    const enabled = settings.enabledBackends?.value ?? session.sandboxPlugins.plugins.map((p) => p.id);
     const allowed = settings.allowedBackends;
     if (settings.enabledBackends || allowed)
       parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
@@ -51,7 +51,7 @@ export async function execServerCommand(
       );
   }
   const sandboxRegistry = (enabled?: readonly string[]) =>
-    createCliSandboxRegistry(enabled, session.backendOptions);
+    createCliSandboxRegistry(session.sandboxPlugins, enabled, session.sandboxHost);
   const available = sandboxRegistry().ids;
   for (const id of parsed.sandboxBackends ?? []) {
     if (!available.includes(id)) {

@@ -10,6 +10,7 @@ export {
   probeWindowsToken,
   type WindowsTokenProbeHost,
 } from './probe-windows-token.js';
+export { sandboxPlugin } from './sandbox-plugin.js';
 export type { Win32Job, Win32JobObjects } from './win32-job-objects.js';
 export {
   type AceTrustee,
