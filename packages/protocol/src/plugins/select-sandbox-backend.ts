@@ -65,19 +65,27 @@ export function sandboxCandidates(settings: SandboxCandidateSettings): SandboxCa
   return { candidates, excluded };
 }
 
-/** What selection found out about one candidate. */
-export type ConsideredBackend =
-  | { id: string; outcome: 'unavailable'; reason: string; fix: string }
-  | {
-      id: string;
-      /** `chosen`; `lacks`: it runs here but does not enforce all the policy needs; `usable`: a later one, probed on request. */
-      outcome: 'chosen' | 'lacks' | 'usable';
-      version?: string;
-      enforces: readonly SandboxCapability[];
-      /** The policy's needs it leaves unmet (empty when chosen or usable). */
-      unmet: PolicyNeed[];
-    }
-  | { id: string; outcome: 'not_probed' };
+/** A candidate whose probe passed: what it declared and which of the policy's needs it leaves unmet. */
+export interface ProbedBackend {
+  id: string;
+  /** `chosen`; `lacks`: it runs here but does not enforce all the policy needs; `usable`: a later one, probed on request. */
+  outcome: 'chosen' | 'lacks' | 'usable';
+  version?: string;
+  enforces: readonly SandboxCapability[];
+  /** The policy's needs it leaves unmet (empty when chosen or usable). */
+  unmet: PolicyNeed[];
+}
+
+/** A candidate whose probe failed, with its reason and fix. */
+export interface UnavailableBackend {
+  id: string;
+  outcome: 'unavailable';
+  reason: string;
+  fix: string;
+}
+
+/** What selection found out about one candidate (`not_probed`: one was chosen before it). */
+export type ConsideredBackend = ProbedBackend | UnavailableBackend | { id: string; outcome: 'not_probed' };
 
 export interface SandboxSelectionSettings extends SandboxCandidateSettings {
   /** The policy to enforce; absent: any backend that runs here will do (what `ux doctor` shows first). */
@@ -174,12 +182,8 @@ function refusal(
       reason: `the policy needs a sandbox, but no registered backend can be used on ${platform} (${excluded.map((e) => e.reason).join('; ')})`,
       fix: `enable (sandbox_backends) and allow (allowed_sandbox_backends) a backend made for ${platform}`,
     };
-  const lacking = considered.filter(
-    (c): c is Extract<ConsideredBackend, { outcome: 'lacks' }> => c.outcome === 'lacks',
-  );
-  const unavailable = considered.filter(
-    (c): c is Extract<ConsideredBackend, { outcome: 'unavailable' }> => c.outcome === 'unavailable',
-  );
+  const lacking = considered.filter((c): c is ProbedBackend => c.outcome === 'lacks');
+  const unavailable = considered.filter((c): c is UnavailableBackend => c.outcome === 'unavailable');
   const [only] = considered;
   if (lacking.length === 0) {
     if (only && considered.length === 1 && only.outcome === 'unavailable')
