@@ -78,13 +78,18 @@ describe('sandboxCandidates', () => {
     ]);
   });
 
-  it('refuses an unknown id in the preference or the allow-list, listing the registered ones', () => {
+  it('refuses an unknown id in the preference, listing the registered ones; the allow-list may name others', () => {
     expect(() => sandboxCandidates({ registry, platform: 'linux', preference: ['ful'] })).toThrow(
       UnknownPluginError,
     );
-    expect(() => sandboxCandidates({ registry, platform: 'linux', allowed: ['ful'] })).toThrow(
+    expect(() => sandboxCandidates({ registry, platform: 'linux', preference: ['ful'] })).toThrow(
       /ful.*full, nodomains, silent, missing, mac/,
     );
+    expect(
+      sandboxCandidates({ registry, platform: 'linux', allowed: ['landlock', 'full'] }).candidates.map(
+        (b) => b.id,
+      ),
+    ).toEqual(['full']);
     expect(() => checkSandboxBackendIds(['full', 'x'], ['full'])).toThrow(/unknown sandbox backend "x"/i);
     expect(() => checkSandboxBackendIds(['full'], ['full'])).not.toThrow();
   });

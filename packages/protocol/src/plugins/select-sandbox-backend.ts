@@ -47,8 +47,9 @@ export function checkSandboxBackendIds(ids: readonly string[], registered: reado
 export function sandboxCandidates(settings: SandboxCandidateSettings): SandboxCandidates {
   const { registry, platform } = settings;
   const preference = settings.preference ?? registry.ids;
+  // An allow-list may name backends this host does not register (requirements are shared); a
+  // preference may not: `sandbox_backends = ["bwrp"]` must not silently drop the sandbox.
   checkSandboxBackendIds(preference, registry.ids);
-  if (settings.allowed) checkSandboxBackendIds(settings.allowed, registry.ids);
   const excluded: ExcludedBackend[] = [];
   const candidates: SandboxBackend[] = [];
   for (const id of registry.ids) {
@@ -122,7 +123,7 @@ export type SandboxSelection =
  * probe passes and whose declared `enforces` covers every need of the policy (`policyNeeds`). A backend
  * that runs but lacks a guarantee is skipped, never used with less than the policy asks. When none
  * qualifies the result says what is missing and how to get it; it never proposes running without a
- * sandbox. Throws `UnknownPluginError` for a preferred or allowed id that is not registered.
+ * sandbox. Throws `UnknownPluginError` for a preferred id that is not registered.
  */
 export async function selectSandboxBackend(settings: SandboxSelectionSettings): Promise<SandboxSelection> {
   const { candidates, excluded } = sandboxCandidates(settings);
