@@ -34,7 +34,10 @@ const readOnly: EffectivePolicy = {
 
 describe('createSandboxSelection', () => {
   it('follows the preference and the allow-list, which it ignored before', async () => {
-    const bwrap = backend('bwrap', { available: true, enforces: ['write_limits', 'read_deny', 'network_off'] });
+    const bwrap = backend('bwrap', {
+      available: true,
+      enforces: ['write_limits', 'read_deny', 'network_off'],
+    });
     const landlock = backend('landlock', {
       available: true,
       enforces: ['write_limits', 'read_deny', 'network_off'],
@@ -47,13 +50,21 @@ describe('createSandboxSelection', () => {
       allowed: ['bwrap'],
     });
     expect(await allowed(readOnly)).toMatchObject({ available: true, backend: { id: 'bwrap' } });
-    expect(() => createSandboxSelection(registry, 'linux', { preference: ['bwrp'] })).toThrow(UnknownPluginError);
+    expect(() => createSandboxSelection(registry, 'linux', { preference: ['bwrp'] })).toThrow(
+      UnknownPluginError,
+    );
   });
 
   it('refuses a policy none of its backends enforces, saying what is missing; probes each backend once', async () => {
-    const landlock = backend('landlock', { available: true, enforces: ['write_limits', 'read_deny', 'network_off'] });
+    const landlock = backend('landlock', {
+      available: true,
+      enforces: ['write_limits', 'read_deny', 'network_off'],
+    });
     const select = createSandboxSelection(createSandboxRegistry({ landlock }), 'linux');
-    expect(await select(readOnly)).toMatchObject({ available: true, enforces: ['write_limits', 'read_deny', 'network_off'] });
+    expect(await select(readOnly)).toMatchObject({
+      available: true,
+      enforces: ['write_limits', 'read_deny', 'network_off'],
+    });
     const choice = await select({ ...readOnly, network: 'proxied' });
     expect(choice.available).toBe(false);
     expect(!choice.available && choice.reason).toBe(

@@ -58,8 +58,7 @@ export function createSandboxSelection(
       probe,
       ...(policy ? { policy } : {}),
     });
-    if (selection.ok)
-      return { available: true, backend: selection.backend, enforces: selection.enforces };
+    if (selection.ok) return { available: true, backend: selection.backend, enforces: selection.enforces };
     if (registry.ids.length === 0)
       return {
         available: false,

@@ -8,6 +8,7 @@ import {
   resolveEntries,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
+  type SandboxCapability,
   type SandboxPlanRequest,
   type SandboxProbe,
 } from '@ux/protocol';
@@ -22,7 +23,18 @@ const KEEP_WRITABLE = ['/dev', '/proc', '/sys'];
  * user namespace, nothing stops a root child from remounting); it exists so suites can prove that
  * sandbox checks pass and fail on real behaviour, before and beside the real backends.
  */
-export function createUnshareTestSandbox(): SandboxBackend {
+export function createUnshareTestSandbox(
+  options: {
+    /**
+     * What its probe declares. Default what it holds against a non-root command: writes limited to the
+     * writable roots and the network off (a new network namespace). Not protected names, not read-deny
+     * (it masks the policy's deny-read paths but not `hostState.hidden`), not a proxy. A suite about
+     * something else (denial evidence) may declare more, saying why.
+     */
+    enforces?: readonly SandboxCapability[];
+  } = {},
+): SandboxBackend {
+  const enforces = options.enforces ?? ['write_limits', 'network_off'];
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'unshare-test',
@@ -38,7 +50,7 @@ export function createUnshareTestSandbox(): SandboxBackend {
       }
       try {
         execFileSync('unshare', ['--mount', '--net', '--fork', 'true'], { stdio: 'ignore' });
-        return { available: true };
+        return { available: true, enforces };
       } catch (error) {
         return {
           available: false,

@@ -88,7 +88,10 @@ describe('createSandboxSelector', () => {
 
   it('skips a preferred backend that lacks what the policy needs, and refuses when none has it', async () => {
     const policy: EffectivePolicy = {
-      fileSystem: { kind: 'restricted', entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }] },
+      fileSystem: {
+        kind: 'restricted',
+        entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }],
+      },
       network: 'proxied',
     };
     const landlock = fakeBackend('landlock', {

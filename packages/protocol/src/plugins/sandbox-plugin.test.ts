@@ -14,7 +14,9 @@ const valid = {
 describe('sandboxPluginProblem', () => {
   it('accepts a plugin with or without a Standard Schema for its settings', () => {
     expect(sandboxPluginProblem(valid)).toBeUndefined();
-    const settings = { '~standard': { version: 1, vendor: 'toy', validate: (value: unknown) => ({ value }) } };
+    const settings = {
+      '~standard': { version: 1, vendor: 'toy', validate: (value: unknown) => ({ value }) },
+    };
     expect(sandboxPluginProblem({ ...valid, settings })).toBeUndefined();
   });
 

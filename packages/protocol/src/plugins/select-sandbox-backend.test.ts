@@ -12,11 +12,7 @@ import {
 } from './select-sandbox-backend.js';
 
 const probed: string[] = [];
-function backend(
-  id: string,
-  probe: SandboxProbe,
-  platforms: NodeJS.Platform[] = ['linux'],
-): SandboxBackend {
+function backend(id: string, probe: SandboxProbe, platforms: NodeJS.Platform[] = ['linux']): SandboxBackend {
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id,
@@ -54,7 +50,11 @@ const noDomains = backend(
   runs(['write_limits', 'protected_names', 'read_deny', 'network_off', 'private_tmp']),
 );
 const silent = backend('silent', runs());
-const missing = backend('missing', { available: false, reason: 'missing is not installed', fix: 'install missing' });
+const missing = backend('missing', {
+  available: false,
+  reason: 'missing is not installed',
+  fix: 'install missing',
+});
 const mac = backend('mac', runs(SANDBOX_CAPABILITIES), ['darwin']);
 
 const registry = createSandboxRegistry({ full, nodomains: noDomains, silent, missing, mac });
@@ -176,8 +176,18 @@ describe('selectSandboxBackend', () => {
   });
 
   it('says why when nothing can run: one backend by name, several together, none on this platform', async () => {
-    const one = await selectSandboxBackend({ registry, platform: 'linux', preference: ['missing'], policy: workspaceWrite });
-    expect(one).toMatchObject({ ok: false, backend: 'missing', reason: 'missing is not installed', fix: 'install missing' });
+    const one = await selectSandboxBackend({
+      registry,
+      platform: 'linux',
+      preference: ['missing'],
+      policy: workspaceWrite,
+    });
+    expect(one).toMatchObject({
+      ok: false,
+      backend: 'missing',
+      reason: 'missing is not installed',
+      fix: 'install missing',
+    });
     const none = await selectSandboxBackend({ registry, platform: 'win32', policy: workspaceWrite });
     expect(none).toMatchObject({ ok: false });
     expect(!none.ok && none.reason).toContain('no registered backend can be used on win32');

@@ -2,12 +2,7 @@ import { SandboxUnavailableError, UnknownPluginError } from '../errors/errors.js
 import type { EffectivePolicy } from '../policy/file-system-policy.js';
 import { probeSafely } from './first-available-backend.js';
 import type { SandboxBackend, SandboxProbe } from './sandbox-backend.js';
-import {
-  type PolicyNeed,
-  policyNeeds,
-  type SandboxCapability,
-  unmetNeeds,
-} from './sandbox-capabilities.js';
+import { type PolicyNeed, policyNeeds, type SandboxCapability, unmetNeeds } from './sandbox-capabilities.js';
 import type { SandboxRegistry } from './sandbox-registry.js';
 
 /** Which backends a host may use, in order: the same rule for the orchestrator, an exec-server and `ux doctor`. */
@@ -59,7 +54,10 @@ export function sandboxCandidates(settings: SandboxCandidateSettings): SandboxCa
     else if (!preference.includes(id))
       excluded.push({ id, reason: `${id} is not enabled in the config (sandbox_backends)` });
     else if (settings.allowed && !settings.allowed.includes(id))
-      excluded.push({ id, reason: `${id} is not allowed by the managed requirements (allowed_sandbox_backends)` });
+      excluded.push({
+        id,
+        reason: `${id} is not allowed by the managed requirements (allowed_sandbox_backends)`,
+      });
     else candidates.push(backend);
   }
   candidates.sort((a, b) => preference.indexOf(a.id) - preference.indexOf(b.id));
@@ -154,7 +152,13 @@ export async function selectSandboxBackend(settings: SandboxSelectionSettings): 
     }
   }
   if (chosen) return { ok: true, ...chosen, needs, considered, excluded };
-  return { ok: false, ...refusal(settings, candidates, considered, excluded, needs), needs, considered, excluded };
+  return {
+    ok: false,
+    ...refusal(settings, candidates, considered, excluded, needs),
+    needs,
+    considered,
+    excluded,
+  };
 }
 
 /** How a policy could stop needing a guarantee, where the user can choose that (never "run without a sandbox"). */
@@ -170,7 +174,7 @@ function refusal(
   candidates: readonly SandboxBackend[],
   considered: readonly ConsideredBackend[],
   excluded: readonly ExcludedBackend[],
-  needs: readonly PolicyNeed[],
+  _needs: readonly PolicyNeed[],
 ): { backend?: string; reason: string; fix: string } {
   const { platform } = settings;
   if (settings.registry.ids.length === 0)
@@ -197,10 +201,7 @@ function refusal(
   // Something runs here, but nothing that runs enforces all the policy needs: say what and how to get it.
   const missing = [...new Map(lacking.flatMap((c) => c.unmet).map((n) => [n.capability, n])).values()];
   const lacks = lacking
-    .map(
-      (c) =>
-        `${c.id} does not enforce ${c.unmet.map((n) => `${n.capability} (${n.because})`).join(', ')}`,
-    )
+    .map((c) => `${c.id} does not enforce ${c.unmet.map((n) => `${n.capability} (${n.because})`).join(', ')}`)
     .join('; ');
   const down = unavailable.map((f) => `${f.id} cannot run here: ${f.reason}`);
   const getIt = [
