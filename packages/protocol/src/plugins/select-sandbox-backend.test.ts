@@ -69,12 +69,13 @@ describe('sandboxCandidates', () => {
     });
     expect(found.candidates.map((b) => b.id)).toEqual(['nodomains', 'full']);
     expect(found.excluded).toEqual([
-      { id: 'silent', reason: 'silent is not enabled in the config (sandbox_backends)' },
+      { id: 'silent', why: 'not_enabled', reason: 'silent is not enabled in the config (sandbox_backends)' },
       {
         id: 'missing',
+        why: 'not_allowed',
         reason: 'missing is not allowed by the managed requirements (allowed_sandbox_backends)',
       },
-      { id: 'mac', reason: 'mac runs only on darwin' },
+      { id: 'mac', why: 'platform', reason: 'mac runs only on darwin' },
     ]);
   });
 
@@ -154,7 +155,9 @@ describe('selectSandboxBackend', () => {
       'the policy needs network_by_domain, which no usable sandbox backend enforces: nodomains does not enforce network_by_domain (the network is allowed by domain, through the proxy); missing cannot run here: missing is not installed',
     );
     expect(refused.fix).toContain('make missing run (install missing)');
-    expect(refused.fix).toContain('enable a backend that enforces network_by_domain');
+    expect(refused.fix).toContain(
+      'enable a backend that enforces network_by_domain (registered here but not in sandbox_backends: full, silent)',
+    );
     expect(refused.fix).toContain('--no-network');
     expect(refused.fix).not.toMatch(/danger-full-access|without a sandbox|unsandboxed/);
     const error = sandboxSelectionError(refused);

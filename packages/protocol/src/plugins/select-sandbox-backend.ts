@@ -18,6 +18,8 @@ export interface SandboxCandidateSettings {
 /** A registered backend that is not a candidate here, and why. */
 export interface ExcludedBackend {
   id: string;
+  /** `platform`: made for others; `not_enabled`: not in the preference; `not_allowed`: barred by the requirements. */
+  why: 'platform' | 'not_enabled' | 'not_allowed';
   reason: string;
 }
 
@@ -50,12 +52,17 @@ export function sandboxCandidates(settings: SandboxCandidateSettings): SandboxCa
   for (const id of registry.ids) {
     const backend = registry.get(id);
     if (!backend.platforms.includes(platform))
-      excluded.push({ id, reason: `${id} runs only on ${backend.platforms.join(', ')}` });
+      excluded.push({ id, why: 'platform', reason: `${id} runs only on ${backend.platforms.join(', ')}` });
     else if (!preference.includes(id))
-      excluded.push({ id, reason: `${id} is not enabled in the config (sandbox_backends)` });
+      excluded.push({
+        id,
+        why: 'not_enabled',
+        reason: `${id} is not enabled in the config (sandbox_backends)`,
+      });
     else if (settings.allowed && !settings.allowed.includes(id))
       excluded.push({
         id,
+        why: 'not_allowed',
         reason: `${id} is not allowed by the managed requirements (allowed_sandbox_backends)`,
       });
     else candidates.push(backend);
@@ -204,9 +211,10 @@ function refusal(
     .map((c) => `${c.id} does not enforce ${c.unmet.map((n) => `${n.capability} (${n.because})`).join(', ')}`)
     .join('; ');
   const down = unavailable.map((f) => `${f.id} cannot run here: ${f.reason}`);
+  const notEnabled = excluded.filter((e) => e.why === 'not_enabled').map((e) => e.id);
   const getIt = [
     ...unavailable.map((f) => `make ${f.id} run (${f.fix})`),
-    `enable a backend that enforces ${missing.map((n) => n.capability).join(' and ')} (sandbox_backends, sandbox_plugins; \`ux doctor\` lists what each backend enforces)`,
+    `enable a backend that enforces ${missing.map((n) => n.capability).join(' and ')}${notEnabled.length > 0 ? ` (registered here but not in sandbox_backends: ${notEnabled.join(', ')})` : ''} (sandbox_backends, sandbox_plugins; \`ux doctor\` lists what each backend enforces)`,
     ...missing.flatMap((n) => {
       const change = WITHOUT_NEED[n.capability];
       return change ? [`or, for ${n.capability}, ${change}`] : [];
