@@ -67,6 +67,9 @@ delegate = ${JSON.stringify(BWRAP_PLUGIN)}
   return home;
 }
 
+/** Prints `partial=yes` when the partial backend ran the command, `partial=no` otherwise. */
+const WHICH = 'echo "partial=$' + '{PARTIAL:-no}"';
+
 describe('a policy the chosen backend cannot enforce', () => {
   it('is refused before anything runs, saying what is missing and how to get it', async () => {
     const home = homeWith('["partial"]');
@@ -98,13 +101,13 @@ describe('a policy the chosen backend cannot enforce', () => {
   it('runs on the next backend in the order of preference that enforces it, never on the partial one', async () => {
     const home = homeWith('["partial", "bwrap"]');
     const byDomain = await runUx(
-      ['exec', '--allow-domain', 'example.com', '--', '/bin/sh', '-c', 'echo "partial=${PARTIAL:-no}"'],
+      ['exec', '--allow-domain', 'example.com', '--', '/bin/sh', '-c', WHICH],
       home,
     );
     expect(byDomain.stdout).toContain('partial=no\n');
     expect(byDomain.status).toBe(0);
     // What it can enforce, it runs (first in the order).
-    const off = await runUx(['exec', '--', '/bin/sh', '-c', 'echo "partial=${PARTIAL:-no}"'], home);
+    const off = await runUx(['exec', '--', '/bin/sh', '-c', WHICH], home);
     expect(off.stdout).toContain('partial=yes\n');
   });
 });
