@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { createSandboxSelection } from './sandbox-selection.js';
 
 function backend(id: string, probe: SandboxProbe): SandboxBackend & { probes: number } {
-  const made = {
+  const made: SandboxBackend & { probes: number } = {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id,
-    platforms: ['linux'] as NodeJS.Platform[],
+    platforms: ['linux'],
     probes: 0,
     probe: async () => {
       made.probes++;
