@@ -71,3 +71,22 @@ describe('remoteEnvironmentPolicyProblem', () => {
     expect(remoteEnvironmentPolicyProblem({ network: 'restricted' }, 'box')).toBeUndefined();
   });
 });
+
+describe('createUnifiedExec with a remote default environment', () => {
+  it('refuses a network by domain it could not apply there, before anything runs', async () => {
+    const { makeDoor } = await import('./test-support.js');
+    const remote = { spawner: { spawn: async () => Promise.reject(new Error('never started')) } };
+    expect(() =>
+      makeDoor({
+        orchestrator: {
+          policy: {
+            fileSystem: { kind: 'restricted', entries: [] },
+            network: 'proxied',
+            networkProxy: { unixSocket: '/tmp/ux-net/proxy.sock' },
+          },
+        },
+        door: { environments: { box: remote as never }, localEnvironment: false },
+      }),
+    ).toThrow(/network by domain cannot be used there: commands run in the remote environment "box"/);
+  });
+});
