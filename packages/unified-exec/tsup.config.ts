@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `./session-policy` alone, for hosts that only turn settings into a policy (it loads no door).
+  entry: { index: 'src/index.ts', 'session-policy': 'src/session-policy.ts' },
   format: ['esm'],
   target: 'node20',
   dts: true,

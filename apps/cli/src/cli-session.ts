@@ -1,11 +1,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   type ConfigOverride,
   chooseEnvironment,
-  type DenyReadEntry,
-  GLOB_CHARACTERS,
   planTools,
   type ResolvedFeatures,
   type ReviewResolution,
@@ -16,18 +14,14 @@ import {
   type ToolPlan,
   toolPlanEnvironments,
 } from '@ux/features';
-import {
-  type ApprovalPolicy,
-  ConfigError,
-  type EffectivePolicy,
-  effectivePolicyFromSandboxPolicy,
-  type FileSystemEntry,
-  type NetworkProxyEndpoint,
-  type SandboxHostContext,
-  type SandboxMode,
-  type SandboxPolicy,
-  UxError,
+import type {
+  ApprovalPolicy,
+  EffectivePolicy,
+  NetworkProxyEndpoint,
+  SandboxHostContext,
+  SandboxMode,
 } from '@ux/protocol/core';
+import { sessionEffectivePolicy } from '@ux/unified-exec/session-policy';
 import { defaultWrapperPath, locateZshFork } from '@ux/zsh-fork';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
@@ -173,120 +167,30 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
   };
 }
 
-/** The classic sandbox policy for a mode and the `[sandbox_workspace_write]` settings. */
-export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution): SandboxPolicy {
-  switch (mode) {
-    case 'read-only':
-      return { type: 'read-only', network_access: false };
-    case 'workspace-write':
-      return {
-        type: 'workspace-write',
-        writable_roots: settings.workspaceWrite.writableRoots,
-        network_access: settings.workspaceWrite.networkAccess,
-        exclude_tmpdir_env_var: settings.workspaceWrite.excludeTmpdirEnvVar,
-        exclude_slash_tmp: settings.workspaceWrite.excludeSlashTmp,
-      };
-    case 'danger-full-access':
-      return { type: 'danger-full-access' };
-    case 'external-sandbox':
-      return { type: 'external-sandbox', network_access: 'restricted' };
-  }
-}
+export { sandboxPolicyFor } from '@ux/unified-exec/session-policy';
 
 /**
- * What sandboxed commands of this session may do: the mode's policy (with `[sandbox_workspace_write]`
- * and `--writable-root`), every deny-read entry, the resolved network (`off` → `restricted`, `on` →
- * `enabled`, by domain → `proxied`, whose `networkProxy` the session adds when it starts its proxy:
- * `withNetworkProxy`) and the unix sockets allowed. Deny-read entries are made absolute here, once:
- * `~` and `~/…` are the home directory, anything relative is relative to the session directory `cwd`
- * (a glob too), so a command run elsewhere (`workdir`) is denied the same files. A deny-read entry or
- * `--no-network` with a mode that runs without a sandbox is refused: neither could be enforced. So is a
- * network by domain or a unix socket list when commands run in a remote environment by default: an
- * exec-server can be given neither.
+ * What sandboxed commands of this session may do: `sessionEffectivePolicy` of `@ux/unified-exec` (the
+ * rules an embedder gets too: deny-read and network flags need a sandbox, no network by domain or unix
+ * socket list in a remote default environment, deny-read entries made absolute), given the command
+ * line's network and socket choices so a mode without a sandbox refuses them by name.
  */
 export function effectivePolicyFor(
   session: CliSession,
   place: { cwd: string; homeDir?: string },
 ): EffectivePolicy {
-  const { settings } = session;
-  const mode = settings.sandboxMode;
-  const policy = effectivePolicyFromSandboxPolicy(sandboxPolicyFor(mode.value, settings));
-  if (policy.fileSystem.kind !== 'restricted') {
-    const unsandboxed = `sandbox mode ${mode.value} (from ${mode.source}) runs commands without a ux sandbox`;
-    const [entry] = settings.denyRead;
-    if (entry?.location)
-      throw new ConfigError({
-        ...entry.location,
-        reason: `deny_read needs a sandbox to hide "${entry.pattern}", but ${unsandboxed}; choose read-only or workspace-write, or clear the list for this run with -c deny_read=[]`,
-      });
-    if (entry) throw new UxError('invalid_arguments', `${entry.source} needs a sandbox, but ${unsandboxed}`);
-    const { flags } = session;
-    const flagged = [
-      ...(flags.network === false ? ['--no-network'] : []),
-      ...(flags.allowDomains ?? []).map((host) => `--allow-domain ${host}`),
-      ...(flags.allowUnixSockets ?? []).map((path) => `--allow-unix-socket ${path}`),
-    ];
-    if (flagged.length > 0)
-      throw new UxError('invalid_arguments', `${flagged[0]} needs a sandbox, but ${unsandboxed}`);
-    return policy;
-  }
-  refuseRemoteNetwork(settings);
-  const homeDir = place.homeDir ?? homedir();
-  const sockets = settings.allowUnixSockets.map((entry) => entry.path);
-  return {
-    fileSystem: {
-      ...policy.fileSystem,
-      entries: [
-        ...policy.fileSystem.entries,
-        ...settings.denyRead.map((entry) => denyReadEntry(entry, place.cwd, homeDir)),
-      ],
-    },
-    network: NETWORK_POLICY[settings.network.mode],
-    ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
-  };
+  const { flags } = session;
+  const flagged = [
+    ...(flags.network === false ? ['--no-network'] : []),
+    ...(flags.allowDomains ?? []).map((host) => `--allow-domain ${host}`),
+    ...(flags.allowUnixSockets ?? []).map((path) => `--allow-unix-socket ${path}`),
+  ];
+  return sessionEffectivePolicy(session.settings, { ...place, flagged });
 }
-
-const NETWORK_POLICY = { off: 'restricted', on: 'enabled', domains: 'proxied' } as const;
 
 /** The session's policy with the endpoint of its proxy (`startCliNetworkProxy`). */
 export function withNetworkProxy(policy: EffectivePolicy, endpoint: NetworkProxyEndpoint): EffectivePolicy {
   return { ...policy, networkProxy: endpoint };
-}
-
-/**
- * A network by domain and a unix socket list cannot reach a remote environment (the proxy is this
- * machine's; the exec-server wire has neither): refused before anything starts when the session's
- * default environment is remote. Calls a model sends elsewhere are refused by the exec-server codec.
- */
-function refuseRemoteNetwork(settings: SessionResolution): void {
-  const id = settings.defaultEnvironment;
-  const remote = settings.environments.find(
-    (environment) => environment.id === id && environment.kind !== 'local',
-  );
-  if (!remote) return;
-  const where = `commands run in the remote environment "${id}" (default_environment or --env), and an exec-server`;
-  const { network } = settings;
-  if (network.mode === 'domains') {
-    const reason = `network by domain (from ${network.source}) cannot be used there: ${where} cannot reach this machine's allow-list proxy; give that environment the network on or off (--network / --no-network)`;
-    if (!network.location) throw new UxError('invalid_arguments', reason);
-    throw new ConfigError({ ...network.location, reason });
-  }
-  const [socket] = settings.allowUnixSockets;
-  if (socket) {
-    const reason = `allow_unix_sockets entry "${socket.path}" (from ${socket.source}) cannot be used there: ${where} cannot be told which unix sockets to allow`;
-    if (!socket.location) throw new UxError('invalid_arguments', reason);
-    throw new ConfigError({ ...socket.location, reason });
-  }
-}
-
-function denyReadEntry(entry: DenyReadEntry, cwd: string, homeDir: string): FileSystemEntry {
-  const { pattern } = entry;
-  const expanded =
-    pattern === '~' ? homeDir : pattern.startsWith('~/') ? join(homeDir, pattern.slice(2)) : pattern;
-  const absolute = isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
-  return GLOB_CHARACTERS.test(pattern)
-    ? { path: { type: 'glob', pattern: absolute }, access: 'none' }
-    : { path: { type: 'path', path: absolute }, access: 'none' };
 }
 
 /** The account's login shell, when the system knows it. */

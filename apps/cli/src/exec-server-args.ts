@@ -32,7 +32,7 @@ Runs a process host that speaks Codex's exec-server JSON-RPC protocol.
   --keep-detached SECONDS     with keep: end a disconnected client's processes if it has not resumed
                               its session within SECONDS (1 to 86400; default: no limit)
   --exit-on-stdin-close       WebSocket mode: also stop when stdin closes
-  --sandbox-backends a,b      sandbox backends a "sandbox" request may use (default: all registered)
+  --sandbox-backends a,b      sandbox backends a "sandbox" request may use, in order of preference (default: sandbox_backends, else all)
   -h, --help                  this help
 
 The server stops cleanly on SIGINT and SIGTERM: every process it started is killed first.

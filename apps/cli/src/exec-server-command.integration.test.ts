@@ -43,7 +43,7 @@ describe('ux exec-server', () => {
     [['--listen', 'ws://127.0.0.1:0'], 'WebSocket connections need a capability token'],
     [
       ['--listen', 'stdio', '--sandbox-backends', 'nope'],
-      'unknown sandbox backend "nope"; available: bwrap, seatbelt',
+      'unknown sandbox backend "nope"; available: bwrap, seatbelt, windows-token',
     ],
   ])('refuses %j as a usage error', async (args, message) => {
     const error = await execServerCommand(args, io().io).catch((e: unknown) => e);

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { type ExecServer, type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
 import type { Requirements } from '@ux/features';
-import { ConfigError } from '@ux/protocol/core';
+import { ConfigError, checkSandboxBackendIds, UnknownPluginError } from '@ux/protocol/core';
 import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';
@@ -34,36 +34,33 @@ export async function execServerCommand(
   refuseWhereLocalIsForbidden(loadConfiguration(io.env).requirements);
   const session = loadCliSession(io);
   const { settings } = session;
-  // Without --sandbox-backends, the backends are those the config enables and the requirements allow.
-  if (!parsed.sandboxBackends) {
-    const enabled = settings.enabledBackends?.value ?? session.sandboxPlugins.plugins.map((p) => p.id);
-    const allowed = settings.allowedBackends;
-    if (settings.enabledBackends || allowed)
-      parsed.sandboxBackends = enabled.filter((id) => !allowed || allowed.includes(id));
-  } else {
-    const barred = parsed.sandboxBackends.filter(
-      (id) => settings.allowedBackends && !settings.allowedBackends.includes(id),
+  // The order of preference: --sandbox-backends, else the config's sandbox_backends, else every
+  // backend in the CLI's order; the requirements' allow-list applies to both (selectSandboxBackend).
+  const allowed = settings.allowedBackends;
+  const barred = (parsed.sandboxBackends ?? []).filter((id) => allowed && !allowed.includes(id));
+  if (barred.length > 0)
+    throw new UsageError(
+      `--sandbox-backends: ${barred.join(', ')} not allowed by the requirements (allowed_sandbox_backends = [${allowed!.join(', ')}])`,
+      HELP_COMMAND,
     );
-    if (barred.length > 0)
-      throw new UsageError(
-        `--sandbox-backends: ${barred.join(', ')} not allowed by the requirements (allowed_sandbox_backends = [${settings.allowedBackends!.join(', ')}])`,
-        HELP_COMMAND,
-      );
-  }
-  const sandboxRegistry = (enabled?: readonly string[]) =>
-    createCliSandboxRegistry(session.sandboxPlugins, enabled, session.sandboxHost);
-  const available = sandboxRegistry().ids;
-  for (const id of parsed.sandboxBackends ?? []) {
-    if (!available.includes(id)) {
-      throw new UsageError(
-        `unknown sandbox backend ${JSON.stringify(id)}; available: ${available.join(', ') || '(none)'}`,
-        HELP_COMMAND,
-      );
-    }
+  const preference = parsed.sandboxBackends ?? settings.enabledBackends?.value;
+  const sandboxRegistry = () =>
+    createCliSandboxRegistry(session.sandboxPlugins, undefined, session.sandboxHost);
+  // The one "unknown backend id" check, as a usage error of this command.
+  try {
+    checkSandboxBackendIds(parsed.sandboxBackends ?? [], sandboxRegistry().ids);
+  } catch (error) {
+    if (UnknownPluginError.isInstance(error)) throw new UsageError(error.message, HELP_COMMAND);
+    throw error;
   }
   // Its commands find `apply_patch` as local ones do: clients put this directory first on PATH.
   const helpers = applyPatchBin(join(dirname(session.rulesDirectory), 'bin'));
-  const { help: _help, ...serverSettings } = parsed;
+  const { help: _help, ...parsedSettings } = parsed;
+  const serverSettings = {
+    ...parsedSettings,
+    ...(preference ? { sandboxBackends: preference } : {}),
+    ...(allowed ? { allowedSandboxBackends: allowed } : {}),
+  };
   // `ux ps`, `ux attach` and `ux kill` reach its hosted processes through its control socket.
   const control = await startProcessControl('exec-server', process.cwd(), (message) =>
     io.stderr(`ux exec-server: warning: ${message}\n`),

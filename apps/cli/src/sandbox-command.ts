@@ -110,7 +110,8 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       '--network-log logs the connections of a network by domain; add --allow-domain HOST (or network = { allow = […] } in the config)',
       HELP_COMMAND,
     );
-  const backend = await selector.select();
+  // The first backend that enforces everything this policy needs; none → refused with what is missing.
+  const backend = await selector.select(policy);
   const tty = Boolean(process.stdin.isTTY);
   // Opened before the proxy starts, so a log that cannot be written leaves nothing running.
   const log = logPath === undefined ? undefined : openNetworkLog(logPath, cwd, io);

@@ -32,7 +32,10 @@ describe('ux exec: receipts', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(3);
     expect(result.stdout).toMatch(RECEIPT);
-    expect(result.stdout).toContain('Process exited with code 3\nOriginal token count: 3\nOutput:\n');
+    // The level it ran under: bubblewrap, and what it declares it enforces.
+    expect(result.stdout).toContain(
+      'Process exited with code 3\nSandbox level: bwrap (file system enforced, network enforced; enforces write_limits, protected_names, read_deny, network_off, network_by_domain, unix_socket_control, private_tmp, process_isolation)\nOriginal token count: 3\nOutput:\n',
+    );
     // stdout and stderr are separate pipes: their order between each other is the kernel's.
     expect(result.stdout.split('Output:\n')[1]!.split('\n').sort()).toEqual(['', '', 'hello', 'oops']);
   });

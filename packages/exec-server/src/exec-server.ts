@@ -21,8 +21,16 @@ import { ShellSnapshotStore } from './shell-snapshot-store.js';
 export interface ExecServerOptions {
   /** Hosts the processes; default `createLocalSpawner()` from `@ux/spawn`. */
   spawner?: Spawner;
-  /** Backends a `sandbox` request may use (the first one for this platform whose probe passes). Default none. */
+  /**
+   * Backends a `sandbox` request may use: the first for this platform, in `sandboxPreference` order and
+   * allowed by `allowedSandboxBackends`, whose probe passes and that enforces everything the request's
+   * policy needs (`selectSandboxBackend` of `@ux/protocol`). Default none.
+   */
   sandboxRegistry?: SandboxRegistry;
+  /** Backend ids in order of preference (config `sandbox_backends`); default the registry's order. */
+  sandboxPreference?: readonly string[];
+  /** Backend ids the requirements allow (`allowed_sandbox_backends`); default any. */
+  allowedSandboxBackends?: readonly string[];
   /** Default `process.platform`. */
   platform?: NodeJS.Platform;
   /** The server's environment, which `envPolicy` filters; default `process.env`. */
@@ -103,7 +111,10 @@ export function createExecServer(options: ExecServerOptions = {}): ExecServer {
   const platform = options.platform ?? process.platform;
   const serverEnv = options.environment ?? process.env;
   const registry = options.sandboxRegistry ?? createSandboxRegistry({});
-  const selectSandbox = createSandboxSelection(registry, platform);
+  const selectSandbox = createSandboxSelection(registry, platform, {
+    ...(options.sandboxPreference ? { preference: options.sandboxPreference } : {}),
+    ...(options.allowedSandboxBackends ? { allowed: options.allowedSandboxBackends } : {}),
+  });
   // Probe now, so the first `initialize` (which reports whether sandboxing works) does not wait for it.
   if (registry.forPlatform(platform).length > 0) void selectSandbox();
   const log = options.log ?? (() => {});

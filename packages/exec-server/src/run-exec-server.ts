@@ -1,10 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  checkSandboxBackendIds,
   type EffectivePolicy,
   type HostState,
   type SandboxRegistry,
   type Spawner,
-  UnknownPluginError,
   UxError,
 } from '@ux/protocol';
 import { checkedDigest, tokenDigestFromFile } from './capability-token.js';
@@ -28,8 +28,10 @@ export interface ExecServerSettings {
   detachedTimeoutMs?: number;
   /** WebSocket only: also shut down when stdin closes (stdio always does). Default false. */
   exitOnStdinClose?: boolean;
-  /** Sandbox backend ids to offer (default: every one `sandboxRegistry()` registers). */
+  /** Sandbox backend ids to offer, in order of preference (default: every one `sandboxRegistry()` registers, in order). */
   sandboxBackends?: readonly string[];
+  /** Backend ids the requirements allow (`allowed_sandbox_backends`); default any. */
+  allowedSandboxBackends?: readonly string[];
 }
 
 /** Where the command writes (the same shape as the CLI's `Io`). */
@@ -82,9 +84,7 @@ export async function runExecServer(
   deps: RunExecServerDependencies,
 ): Promise<number> {
   const all = deps.sandboxRegistry();
-  for (const id of args.sandboxBackends ?? []) {
-    if (!all.has(id)) throw new UnknownPluginError({ kind: 'sandbox backend', id, available: all.ids });
-  }
+  checkSandboxBackendIds(args.sandboxBackends ?? [], all.ids);
   if (
     args.listen.kind === 'websocket' &&
     (args.tokenFile === undefined) === (args.tokenSha256 === undefined)
@@ -94,7 +94,8 @@ export async function runExecServer(
       'a WebSocket exec-server needs a capability token: set exactly one of tokenFile or tokenSha256',
     );
   }
-  const registry = args.sandboxBackends ? deps.sandboxRegistry(args.sandboxBackends) : all;
+  // Every backend stays registered; `sandboxBackends` is the order of preference, and only those in it are candidates.
+  const registry = all;
   let tokenSha256: string | undefined;
   try {
     if (args.tokenFile !== undefined) tokenSha256 = tokenDigestFromFile(args.tokenFile);
@@ -111,6 +112,8 @@ export async function runExecServer(
     ...(deps.hostState ? { hostState: deps.hostState } : {}),
     ...(deps.protectPolicy ? { protectPolicy: deps.protectPolicy } : {}),
     sandboxRegistry: registry,
+    ...(args.sandboxBackends ? { sandboxPreference: args.sandboxBackends } : {}),
+    ...(args.allowedSandboxBackends ? { allowedSandboxBackends: args.allowedSandboxBackends } : {}),
     platform: io.platform,
     environment: io.env,
     onDisconnect: args.onDisconnect ?? 'keep',

@@ -1,43 +1,71 @@
-import { firstAvailableBackend, type SandboxBackend, type SandboxRegistry } from '@ux/protocol';
+import {
+  type EffectivePolicy,
+  probeSafely,
+  type SandboxBackend,
+  type SandboxCapability,
+  type SandboxProbe,
+  type SandboxRegistry,
+  sandboxCandidates,
+  selectSandboxBackend,
+} from '@ux/protocol';
 
-/** The outcome of looking for a sandbox this host can apply. */
+/** The outcome of looking for a sandbox this host can apply to a policy. */
 export type SandboxChoice =
-  | { available: true; backend: SandboxBackend }
+  | { available: true; backend: SandboxBackend; enforces: readonly SandboxCapability[] }
   | { available: false; reason: string; fix: string };
 
+/** Which registered backends the server may use, in which order (the CLI passes config and requirements). */
+export interface SandboxSelectionSettings {
+  /** Backend ids in order of preference; default every registered one, in registration order. */
+  preference?: readonly string[];
+  /** Ids the requirements allow; default any. */
+  allowed?: readonly string[];
+}
+
 /**
- * Picks the first backend of the registry made for this platform whose probe passes (probes run once).
- * When none can run, the reason and the fix say why, so a sandboxed request fails closed with advice.
+ * The server's pick, by the rule every ux host shares (`selectSandboxBackend` of `@ux/protocol`):
+ * preference order, allow-list, platform, probe (each backend probed once), and every need of the
+ * request's policy among what the backend enforces. Without a policy, the first backend that runs
+ * (what `initialize` reports). When none qualifies, the reason and the fix say what is missing and how
+ * to get it, so a sandboxed request fails closed with advice. An unknown id in `settings` throws
+ * `UnknownPluginError` at once.
  */
 export function createSandboxSelection(
   registry: SandboxRegistry,
   platform: NodeJS.Platform,
-): () => Promise<SandboxChoice> {
-  let choice: Promise<SandboxChoice> | undefined;
-  return () => {
-    choice ??= choose(registry, platform);
-    return choice;
+  settings: SandboxSelectionSettings = {},
+): (policy?: EffectivePolicy) => Promise<SandboxChoice> {
+  const candidateSettings = {
+    registry,
+    platform,
+    ...(settings.preference ? { preference: settings.preference } : {}),
+    ...(settings.allowed ? { allowed: settings.allowed } : {}),
   };
-}
-
-async function choose(registry: SandboxRegistry, platform: NodeJS.Platform): Promise<SandboxChoice> {
-  const candidates = registry.forPlatform(platform);
-  if (candidates.length === 0) {
-    return {
-      available: false,
-      reason: `no sandbox backend for ${platform} is registered with this exec-server`,
-      fix:
-        registry.ids.length === 0
-          ? 'start the exec-server with a sandbox backend (the ux CLI registers bwrap on Linux)'
-          : `register a backend made for ${platform} (registered: ${registry.ids.join(', ')})`,
-    };
-  }
-  const found = await firstAvailableBackend(candidates);
-  if ('backend' in found) return { available: true, backend: found.backend };
-  return {
-    available: false,
-    reason: found.failures.map((f) => `${f.id}: ${f.reason}`).join('; '),
-    fix: found.failures.map((f) => `${f.id}: ${f.fix}`).join('; '),
+  // The one "unknown backend id" check, before any request.
+  sandboxCandidates(candidateSettings);
+  const probes = new Map<string, Promise<SandboxProbe>>();
+  const probe = (backend: SandboxBackend) => {
+    let pending = probes.get(backend.id);
+    if (!pending) {
+      pending = probeSafely(backend);
+      probes.set(backend.id, pending);
+    }
+    return pending;
+  };
+  return async (policy) => {
+    const selection = await selectSandboxBackend({
+      ...candidateSettings,
+      probe,
+      ...(policy ? { policy } : {}),
+    });
+    if (selection.ok) return { available: true, backend: selection.backend, enforces: selection.enforces };
+    if (registry.ids.length === 0)
+      return {
+        available: false,
+        reason: `no sandbox backend for ${platform} is registered with this exec-server`,
+        fix: 'start the exec-server with a sandbox backend (the ux CLI registers the shipped ones)',
+      };
+    return { available: false, reason: selection.reason, fix: selection.fix };
   };
 }
 

@@ -33,7 +33,7 @@ export interface ShellSnapshotRequest {
 
 export interface ShellSnapshotStoreOptions {
   spawner: Spawner;
-  selectSandbox: () => Promise<SandboxChoice>;
+  selectSandbox: (policy?: EffectivePolicy) => Promise<SandboxChoice>;
   /**
    * A directory the server owns; snapshots go in a `shell-snapshots` directory inside. Default: a new
    * runtime directory of this server (`execServerRuntimeDir`), removed at `close()`.
@@ -246,9 +246,9 @@ export class ShellSnapshotStore {
    */
   private async captureWrap(sandbox: DecodedSandboxContext | undefined) {
     if (sandbox?.policy.fileSystem.kind === 'external-sandbox') return undefined;
-    const choice = await this.options.selectSandbox();
-    if (!choice.available) return undefined;
     const policy = withHostState(readOnlyPolicy(sandbox?.policy, this.directory()), this.options.hostState);
+    const choice = await this.options.selectSandbox(policy);
+    if (!choice.available) return undefined;
     return async (launch: { argv: string[]; cwd: string; env: Record<string, string> }) => {
       const plan = await choice.backend.plan({
         ...launch,

@@ -27,7 +27,7 @@ describe('startProcess', () => {
       startProcess(
         {
           spawner,
-          selectSandbox: async () => ({ available: true, backend }),
+          selectSandbox: async () => ({ available: true, backend, enforces: [] }),
           serverEnv: {},
           hostState: { readOnly: ['/home/u/.ux'], hidden: ['/tmp/ux-1000'] },
         },

@@ -12,6 +12,7 @@ import {
   MissingCommandLineError,
   pathFromFileUri,
   type SandboxBackend,
+  type SandboxCapability,
   SandboxUnavailableError,
   type Spawner,
   SpawnFailedError,
@@ -25,7 +26,8 @@ import { withHostState } from './with-host-state.js';
 
 export interface StartDependencies {
   spawner: Spawner;
-  selectSandbox: () => Promise<SandboxChoice>;
+  /** The backend for a policy (`createSandboxSelection`). */
+  selectSandbox: (policy?: EffectivePolicy) => Promise<SandboxChoice>;
   /** The server's own environment, filtered by an `envPolicy`. */
   serverEnv: Readonly<Record<string, string | undefined>>;
   /** Shell snapshots (`shellSnapshot`); absent where the server offers none (Windows). */
@@ -43,7 +45,7 @@ export interface StartDependencies {
 
 export interface StartedProcess {
   process: ExecProcess;
-  sandbox?: { backend: SandboxBackend; plan: LaunchPlan };
+  sandbox?: { backend: SandboxBackend; plan: LaunchPlan; enforces: readonly SandboxCapability[] };
   /** What the start result reports: `none`, or the wire name of the sandbox applied. */
   sandboxType: string;
   /** Resolves once the process closed and its sandbox was cleaned up (once). Never rejects. */
@@ -111,7 +113,7 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
     return { process, sandboxType: 'none', settled };
   }
 
-  const choice = await deps.selectSandbox();
+  const choice = await deps.selectSandbox(wanted.policy);
   if (!choice.available) {
     throw internalError(
       `sandbox requested but none can be applied here: ${choice.reason}; fix: ${choice.fix}. The command was not run.`,
@@ -143,7 +145,7 @@ export async function startProcess(deps: StartDependencies, params: ExecParams):
   });
   return {
     process,
-    sandbox: { backend: choice.backend, plan: plan! },
+    sandbox: { backend: choice.backend, plan: plan!, enforces: choice.enforces },
     sandboxType: wireSandboxType(choice.backend.id),
     settled,
   };

@@ -49,6 +49,7 @@ export { prefixRuleFromConfig } from './policy/prefix-rule-from-config.js';
 export { createRuleFileAppender, type RuleWriter } from './policy/rule-file-appender.js';
 export { hasFullDiskWrite, needsSandbox } from './sandbox/needs-sandbox.js';
 export {
+  type ChosenSandbox,
   createSandboxSelector,
   type SandboxSelector,
   type SandboxSelectorSettings,

@@ -72,6 +72,7 @@ export * from './plugins/sandbox-capabilities.js';
 export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';
 export * from './plugins/sandbox-plugin.js';
 export { createSandboxRegistry, type SandboxRegistry } from './plugins/sandbox-registry.js';
+export * from './plugins/select-sandbox-backend.js';
 export * from './plugins/spawner.js';
 export { isAbsolutePath } from './policy/absolute-path.js';
 export type { ApprovalPolicy, GranularApprovalConfig } from './policy/approval-policy.js';

@@ -22,6 +22,7 @@ import {
   runtimeDirPid,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
+  type SandboxCapability,
   type SandboxNotice,
   type SandboxProbe,
   SandboxUnavailableError,
@@ -82,6 +83,24 @@ interface Ready {
   /** Removes the runtime directory when this process exits (unregistered by `close()`). */
   onExit: () => void;
 }
+
+/**
+ * What bwrap's plans enforce wherever its probe passes: writes only in the writable roots (a mount
+ * namespace), protected names bound read-only or taken away by the path guard, deny-read and ux's
+ * hidden directories masked, the network off or only through the host's proxy (a network namespace and
+ * the seccomp filter), the listed unix sockets and no other, a private `/tmp`, and a pid namespace with a
+ * private `/proc` (host processes cannot be seen, signalled or traced). Not resource limits.
+ */
+export const BWRAP_ENFORCES: readonly SandboxCapability[] = [
+  'write_limits',
+  'protected_names',
+  'read_deny',
+  'network_off',
+  'network_by_domain',
+  'unix_socket_control',
+  'private_tmp',
+  'process_isolation',
+];
 
 /** The bwrap backend; `close()` ends its path guard and removes its runtime directory. */
 export type BwrapSandbox = SandboxBackend & { close(): Promise<void> };
@@ -224,6 +243,9 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
           userNamespaces: true,
           seccomp: true,
         },
+        // What its plans hold on every host where the probe passes (README: mount namespace, seccomp
+        // filter, path guard, pid namespace with a private /proc). No resource limits.
+        enforces: BWRAP_ENFORCES,
       };
     },
 

@@ -8,6 +8,7 @@ export {
 } from './bwrap-plan.js';
 export { classifyBwrapDenial } from './classify-bwrap-denial.js';
 export {
+  BWRAP_ENFORCES,
   type BwrapSandbox,
   type BwrapSandboxSettings,
   createBwrapSandbox,

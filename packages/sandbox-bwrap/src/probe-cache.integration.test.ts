@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createBwrapSandbox } from './create-bwrap-sandbox.js';
+import { BWRAP_ENFORCES, createBwrapSandbox } from './create-bwrap-sandbox.js';
 
 describe('the bwrap probe cache', () => {
   it('spares the next backend the probe: it takes the remembered features', async () => {
@@ -21,5 +21,9 @@ describe('the bwrap probe cache', () => {
     onTestFinished(() => secondBackend.close());
     const second = await secondBackend.probe();
     expect(second.available && second.details?.argv0).toBe(entry.probe.argv0);
+    // What it enforces is declared by both, cached or not: everything but resource limits.
+    expect(first.available && first.enforces).toEqual(BWRAP_ENFORCES);
+    expect(second.available && second.enforces).toEqual(BWRAP_ENFORCES);
+    expect(BWRAP_ENFORCES).not.toContain('resource_limits');
   });
 });

@@ -3,7 +3,12 @@ export { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
 export { macosPath, withPrivatePrefix } from './macos-path.js';
 export { OUTER_SANDBOX_MARKERS, outerSandboxMarker } from './outer-sandbox.js';
 export { parseSbpl, type SbplNode, SbplSyntaxError } from './parse-sbpl.js';
-export { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
+export {
+  nodeSeatbeltProbeHost,
+  probeSeatbelt,
+  SEATBELT_ENFORCES,
+  type SeatbeltProbeHost,
+} from './probe-seatbelt.js';
 export { sandboxPlugin } from './sandbox-plugin.js';
 export { type GlobParts, sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
 export { sbplPathRegex } from './sbpl-path-regex.js';

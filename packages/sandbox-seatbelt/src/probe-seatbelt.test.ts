@@ -37,6 +37,16 @@ describe('probeSeatbelt', () => {
       available: true,
       version: 'macOS kernel 24.1.0',
       details: { executable: '/usr/bin/sandbox-exec' },
+      // Everything but process isolation and resource limits (the README's list).
+      enforces: [
+        'write_limits',
+        'protected_names',
+        'read_deny',
+        'network_off',
+        'network_by_domain',
+        'unix_socket_control',
+        'private_tmp',
+      ],
     });
     expect(runs).toEqual([
       ['/usr/bin/sandbox-exec', '-p', '(version 1)(allow default)', '--', '/usr/bin/true'],

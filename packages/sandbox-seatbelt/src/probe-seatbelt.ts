@@ -1,9 +1,25 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { release } from 'node:os';
-import type { SandboxProbe } from '@ux/protocol/core';
+import type { SandboxCapability, SandboxProbe } from '@ux/protocol/core';
 import { outerSandboxMarker } from './outer-sandbox.js';
 import { SANDBOX_EXEC_PATH } from './seatbelt-plan.js';
+
+/**
+ * What Seatbelt's profiles enforce (README): writes only in the writable roots, protected names and
+ * their parents, deny-read and ux's hidden directories, the network off or only to the host's proxy, the
+ * listed unix sockets and no other, a private temporary directory. Not process isolation (the command
+ * sees the user's other processes) and not resource limits.
+ */
+export const SEATBELT_ENFORCES: readonly SandboxCapability[] = [
+  'write_limits',
+  'protected_names',
+  'read_deny',
+  'network_off',
+  'network_by_domain',
+  'unix_socket_control',
+  'private_tmp',
+];
 
 /** What the probe asks of the host; the real one is `nodeSeatbeltProbeHost()`. */
 export interface SeatbeltProbeHost {
@@ -83,6 +99,7 @@ export async function probeSeatbelt(host: SeatbeltProbeHost): Promise<SandboxPro
       available: true,
       version: `macOS kernel ${host.osRelease()}`,
       details: { executable: SANDBOX_EXEC_PATH },
+      enforces: SEATBELT_ENFORCES,
     };
   }
   if (/sandbox_apply/.test(trial.output)) {

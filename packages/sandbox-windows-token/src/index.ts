@@ -8,6 +8,7 @@ export { loadKoffiJobObjects } from './koffi-job-objects.js';
 export {
   nodeWindowsTokenProbeHost,
   probeWindowsToken,
+  WINDOWS_TOKEN_ENFORCES,
   type WindowsTokenProbeHost,
 } from './probe-windows-token.js';
 export { sandboxPlugin } from './sandbox-plugin.js';

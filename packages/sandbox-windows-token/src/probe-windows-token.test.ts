@@ -53,6 +53,8 @@ describe('probeWindowsToken', () => {
       available: true,
       version: 'Windows 10.0.26100',
       details: { fileSystem: 'enforced', network: 'advisory' },
+      // Writes only: reads, the network and a private temporary directory are not enforced here.
+      enforces: ['write_limits', 'protected_names'],
     });
     expect(calls).toEqual([
       'OpenProcessToken',

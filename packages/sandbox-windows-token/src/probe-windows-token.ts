@@ -1,9 +1,18 @@
 import { existsSync } from 'node:fs';
 import { release } from 'node:os';
-import type { SandboxProbe } from '@ux/protocol/core';
+import type { SandboxCapability, SandboxProbe } from '@ux/protocol/core';
 import { loadKoffiWin32Api } from './koffi-win32-api.js';
 import { DISABLE_MAX_PRIVILEGE, EVERYONE_SID, LUA_TOKEN, WRITE_RESTRICTED } from './win32-access.js';
 import type { Win32Api } from './win32-api.js';
+
+/**
+ * What the restricted token enforces (README): writes only where an ACL grants its SID, protected names
+ * kept read-only by deny entries. Not read-deny (a write-restricted token cannot deny a read, so ux's
+ * hidden directories stay readable), not a private temporary directory (the command gets one, but the
+ * host's stays readable), not the network (its block is advisory), not unix socket control, not process
+ * isolation, not resource limits: a policy that needs one of those is refused on this backend.
+ */
+export const WINDOWS_TOKEN_ENFORCES: readonly SandboxCapability[] = ['write_limits', 'protected_names'];
 
 /** What the probe asks of the host; the real one is `nodeWindowsTokenProbeHost()`. */
 export interface WindowsTokenProbeHost {
@@ -76,5 +85,6 @@ export async function probeWindowsToken(
     available: true,
     version: `Windows ${host.osRelease()}`,
     details: { fileSystem: 'enforced', network: 'advisory' },
+    enforces: WINDOWS_TOKEN_ENFORCES,
   };
 }

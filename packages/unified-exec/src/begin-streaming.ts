@@ -27,6 +27,7 @@ export function beginStreaming(
     cwd: start.cwd,
     source: start.source,
     sandbox: launched.sandboxType,
+    ...(launched.level ? { sandbox_level: launched.level } : {}),
   });
   launched.notices.onNotice((notice) =>
     door.emit({

@@ -15,6 +15,7 @@ import {
   shellCommandToolDefinition,
   type ToolDefinition,
   UnknownProcessIdError,
+  UxError,
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
@@ -26,6 +27,7 @@ import { execCommand } from './exec-command.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
+import { remoteEnvironmentPolicyProblem } from './session-policy.js';
 import { shellCommand } from './shell-command.js';
 import { ShellSnapshots } from './shell-snapshots.js';
 import { type CallContext, failed, type ToolResponse } from './tool-response.js';
@@ -564,6 +566,13 @@ function checkedEnvironments(options: UnifiedExecOptions): {
     throw new TypeError(
       `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
     );
+  // The same decision as ux's (`sessionEffectivePolicy`): what a remote server cannot apply is refused
+  // before anything runs, not dropped.
+  const problem =
+    chosen !== undefined && remote.has(chosen)
+      ? remoteEnvironmentPolicyProblem(options.orchestrator.policy, chosen)
+      : undefined;
+  if (problem) throw new UxError('invalid_arguments', problem);
   return { remote, local, default: chosen, ids, count: ids.length };
 }
 

@@ -40,7 +40,13 @@ function sandboxedDoorWithWindow(
   mkdirSync(outside);
   const made = makeDoor({
     orchestrator: {
-      sandboxRegistry: createSandboxRegistry({ 'unshare-test': createUnshareTestSandbox() }),
+      sandboxRegistry: createSandboxRegistry({
+        // This suite is about approvals and retries after a denial, not about protected names: the
+        // double declares them so workspace-write policies may run on it.
+        'unshare-test': createUnshareTestSandbox({
+          enforces: ['write_limits', 'protected_names', 'network_off'],
+        }),
+      }),
       approvalPolicy,
       policy,
       reviewer,

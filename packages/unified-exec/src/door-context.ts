@@ -2,6 +2,7 @@ import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import type {
   ExecProcess,
+  ExecResult,
   LaunchPlan,
   NetworkAccessEvent,
   ShellEnvironmentPolicy,
@@ -29,11 +30,19 @@ export interface Launched {
   plan: LaunchPlan | undefined;
   /** The sandbox backend id, or `none`. */
   sandboxType: string;
+  /**
+   * The sandbox level it started under (backend, what it enforces, how strongly), for its begin event,
+   * its result and its receipt; absent when it runs without a sandbox (`sandboxType` `none`).
+   */
+  level?: SandboxLevel;
   /** What the sandboxes of this command's attempts reported. */
   notices: SandboxNotices;
   /** Resolves once the process has ended and its sandbox cleaned up (bounded wait); never rejects. */
   settled(): Promise<void>;
 }
+
+/** The level a command started under, as results and events carry it (`ExecResult.sandbox`). */
+export type SandboxLevel = NonNullable<ExecResult['sandbox']>;
 
 /** A live process kept across calls. */
 export interface Entry extends StoredEntry {

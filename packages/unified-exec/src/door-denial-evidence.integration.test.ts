@@ -56,7 +56,12 @@ function sandboxedDoor(reviewerCanAsk: boolean) {
   mkdirSync(cwd);
   return makeDoor({
     orchestrator: {
-      sandboxRegistry: createSandboxRegistry({ 'unshare-test': createUnshareTestSandbox() }),
+      sandboxRegistry: createSandboxRegistry({
+        // This suite is about the evidence of a wait, not about protected names: the double declares them.
+        'unshare-test': createUnshareTestSandbox({
+          enforces: ['write_limits', 'protected_names', 'network_off'],
+        }),
+      }),
       approvalPolicy: 'on-request',
       policy: WORKSPACE_WRITE,
       reviewer: scriptedReviewer({ type: 'approved' }),

@@ -108,6 +108,7 @@ export async function execCommand(
         exitCode: outcome.denial.exitCode,
         output: collectedText(outcome.denial.output),
         maxTokens,
+        ...(outcome.value.level ? { sandbox: outcome.value.level } : {}),
         notices: outcome.value.notices.takeUnreported(),
         ...denialParts(door, {
           output: outcome.denial.output,
@@ -203,6 +204,7 @@ export async function execCommand(
         exitCode,
         output,
         maxTokens,
+        ...(launched.level ? { sandbox: launched.level } : {}),
         notices: launched.notices.takeUnreported(),
         ...denialParts(door, {
           output: output.text(),
@@ -241,6 +243,7 @@ export async function execCommand(
       command: args.cmd,
       output,
       maxTokens,
+      ...(launched.level ? { sandbox: launched.level } : {}),
       notices: launched.notices.takeUnreported(),
       since: callStart,
       ...(collected.waitingForInput ? { waitingForInput: true } : {}),

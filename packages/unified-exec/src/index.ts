@@ -8,7 +8,7 @@ export {
   type UnifiedExec,
   type UnifiedExecOptions,
 } from './create-unified-exec.js';
-export type { Launched, ProcessStarter } from './door-context.js';
+export type { Launched, ProcessStarter, SandboxLevel } from './door-context.js';
 export type { DoorEnvironment, RemoteSpawnRequest, RemoteStarter } from './door-environments.js';
 export { type DenialEvidence, nameDenial } from './name-denial.js';
 export {
@@ -24,8 +24,14 @@ export {
   renderResultText,
   renderShellCommandText,
   runningNextStep,
+  sandboxLevelText,
 } from './render-response.js';
 export { resolveArgv } from './resolve-argv.js';
+export {
+  remoteEnvironmentPolicyProblem,
+  sandboxPolicyFor,
+  sessionEffectivePolicy,
+} from './session-policy.js';
 export { DEFAULT_SHELL_COMMAND_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './shell-command.js';
 export { ShellSnapshots, SNAPSHOT_CAPTURE_POLICY } from './shell-snapshots.js';
 export type { CallContext, ToolResponse } from './tool-response.js';

@@ -79,6 +79,16 @@ export function launchAttempt(
       tracker,
       plan,
       sandboxType: plan?.sandboxType ?? 'none',
+      ...(plan
+        ? {
+            level: {
+              backend: plan.sandboxType,
+              ...(sandbox?.enforces ? { enforces: [...sandbox.enforces] } : {}),
+              file_system: plan.enforcement.fileSystem,
+              network: plan.enforcement.network,
+            },
+          }
+        : {}),
       notices,
       settled: () => within(settled, SANDBOX_SETTLE_MAX_MS),
     };

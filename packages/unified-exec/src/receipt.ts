@@ -17,7 +17,7 @@ export function sessionReceipt(
   door: DoorContext,
   entry: Entry,
   status: ExitStatus | undefined,
-  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices' | 'command'> & {
+  parts: Pick<ResponseParts, 'wallTimeMs' | 'output' | 'maxTokens' | 'notices' | 'command' | 'sandbox'> & {
     /** When this wait started (`Date.now()`). */
     since: number;
     /** The wait ended early because the process waits for input (`collectOutput`). */

@@ -8,6 +8,7 @@ import {
   renderResultText,
   renderShellCommandText,
   renderStructured,
+  sandboxLevelText,
 } from './render-response.js';
 
 describe('the receipt', () => {
@@ -313,5 +314,50 @@ describe('a command too long to echo back', () => {
         refusal: { decided_by: 'policy', reason: 'r' },
       }).command,
     ).toBe(patch);
+  });
+});
+
+describe('the level a command started under', () => {
+  const level = {
+    backend: 'bwrap',
+    enforces: ['write_limits', 'protected_names', 'read_deny', 'network_off'] as const,
+    file_system: 'enforced' as const,
+    network: 'enforced' as const,
+  };
+
+  it('is a field of the result and a line of both texts, from the same field', () => {
+    const result = renderStructured({
+      chunkId: 'c0ffee',
+      wallTimeMs: 10,
+      exitCode: 0,
+      output: collectedText('ok\n'),
+      maxTokens: 10_000,
+      sandbox: { ...level, enforces: [...level.enforces] },
+    });
+    expect(execResultSchema.parse(result).sandbox).toEqual(level);
+    const line =
+      'Sandbox level: bwrap (file system enforced, network enforced; enforces write_limits, protected_names, read_deny, network_off)';
+    expect(renderResultText(result).split('\n')).toContain(line);
+    expect(renderShellCommandText(result).split('\n')).toContain(line);
+  });
+
+  it('says plainly when a command ran without a sandbox, or when a remote server did not say what it enforces', () => {
+    expect(sandboxLevelText({ backend: 'none' })).toBe('none (the command ran without a sandbox)');
+    expect(sandboxLevelText({ backend: 'linuxSeccomp', file_system: 'enforced', network: 'advisory' })).toBe(
+      'linuxSeccomp (file system enforced, network advisory)',
+    );
+    expect(sandboxLevelText({ backend: 'toy', enforces: [] })).toBe('toy (enforces nothing)');
+  });
+
+  it('is absent from results that started nothing', () => {
+    const result = renderStructured({
+      chunkId: 'c0ffee',
+      wallTimeMs: 10,
+      sessionId: 3,
+      output: collectedText(''),
+      maxTokens: 10_000,
+    });
+    expect(result.sandbox).toBeUndefined();
+    expect(renderResultText(result)).not.toContain('Sandbox level');
   });
 });

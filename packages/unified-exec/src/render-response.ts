@@ -28,6 +28,8 @@ export interface ResponseParts {
   output: CollectedOutput;
   /** The effective token budget. */
   maxTokens: number;
+  /** The sandbox level the command started under (on the answer of the call that started it; absent unsandboxed). */
+  sandbox?: ExecResult['sandbox'];
   /** What the sandbox took back since the last receipt of this process, one message each. */
   notices?: readonly string[];
   /** The sandbox blocked the run (or something it tried) and it was not run again. */
@@ -89,6 +91,7 @@ export function renderStructured(parts: ResponseParts): ExecResult {
     output_bytes: parts.output.byteLength,
     output_lines: parts.output.lineCount,
     ...(truncated ? { output_truncated: true } : {}),
+    ...(parts.sandbox ? { sandbox: parts.sandbox } : {}),
     ...(parts.notices?.length ? { sandbox_notices: parts.notices.map(readableText) } : {}),
     ...(parts.sandboxDenied || parts.denial ? { sandbox_denied: true } : {}),
     ...(parts.denial ? { denial: parts.denial } : {}),
@@ -194,10 +197,26 @@ export function renderShellCommandText(result: ExecResult): string {
  * as it wrote it.
  */
 function sandboxLines(result: ExecResult): string[] {
-  const lines = (result.sandbox_notices ?? []).map((notice) => `Sandbox: ${readableText(notice)}`);
+  const lines = result.sandbox ? [`Sandbox level: ${sandboxLevelText(result.sandbox)}`] : [];
+  lines.push(...(result.sandbox_notices ?? []).map((notice) => `Sandbox: ${readableText(notice)}`));
   if (result.denial) lines.push(`Sandbox denied: ${readableText(result.denial.message)}`);
   else if (result.sandbox_denied) lines.push('Sandbox denied: the sandbox blocked this command');
   return lines;
+}
+
+/**
+ * `bwrap (file system enforced, network enforced; enforces write_limits, read_deny, …)`, or `none (…)`:
+ * the level a command started under, in one line.
+ */
+export function sandboxLevelText(level: NonNullable<ExecResult['sandbox']>): string {
+  if (level.backend === 'none') return 'none (the command ran without a sandbox)';
+  const strength = [
+    ...(level.file_system ? [`file system ${level.file_system}`] : []),
+    ...(level.network ? [`network ${level.network}`] : []),
+  ];
+  const declared = level.enforces ? [`enforces ${level.enforces.join(', ') || 'nothing'}`] : [];
+  const detail = [strength.join(', '), ...declared].filter((part) => part !== '').join('; ');
+  return detail === '' ? readableText(level.backend) : `${readableText(level.backend)} (${detail})`;
 }
 
 /** The text of a receipt, rendered from its structured result. */

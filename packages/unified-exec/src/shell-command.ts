@@ -1,7 +1,7 @@
 import { beginStreaming } from './begin-streaming.js';
 import { CollectedOutput } from './collected-output.js';
 import { denialParts } from './denial-parts.js';
-import type { DoorContext } from './door-context.js';
+import type { DoorContext, SandboxLevel } from './door-context.js';
 import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
@@ -87,6 +87,7 @@ export async function shellCommand(
         outcome.value.notices.takeUnreported(),
         true,
         outcome.value.sandboxType,
+        outcome.value.level,
       );
     }
 
@@ -153,6 +154,7 @@ export async function shellCommand(
       outcome.value.notices.takeUnreported(),
       false,
       outcome.value.sandboxType,
+      outcome.value.level,
     );
   } finally {
     door.store.release(id);
@@ -167,6 +169,7 @@ export async function shellCommand(
     notices: readonly string[],
     earlyDenied: boolean,
     sandboxType: string,
+    level: SandboxLevel | undefined,
   ): ToolResponse {
     const denial = denialParts(door, {
       output: output.text(),
@@ -185,6 +188,7 @@ export async function shellCommand(
       exitCode,
       output,
       maxTokens: door.toolOutputTokenLimit,
+      ...(level ? { sandbox: level } : {}),
       notices,
       ...denial,
       ...(timedOutAfter === undefined

@@ -89,6 +89,8 @@ export interface Receipt {
   sessionId?: number;
   /** The `Process is waiting for input` line. */
   waitingForInput?: true;
+  /** The `Sandbox level:` line (a sandboxed command's start). */
+  level?: string;
   /** The `Sandbox:` lines. */
   sandbox?: string[];
   /** The `Sandbox denied:` line. */
@@ -102,7 +104,7 @@ export interface Receipt {
 /** Reads the receipt text (docs/reference/door.md §7) back into fields, strictly: any other shape fails. */
 export function parseReceipt(text: string): Receipt {
   const match =
-    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?(Process is waiting for input\n)?((?:Sandbox: .*\n)*)(?:Sandbox denied: (.*)\n)?(?:Next step: (.*)\n)?(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
+    /^(?:Chunk ID: ([0-9a-f]{6})\n)?Wall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)\n)?(?:Process running with session ID (\d+)\n)?(Process is waiting for input\n)?(?:Sandbox level: (.*)\n)?((?:Sandbox: .*\n)*)(?:Sandbox denied: (.*)\n)?(?:Next step: (.*)\n)?(?:Original token count: (\d+)\n)?Output:\n([\s\S]*)$/.exec(
       text,
     );
   if (!match) throw new Error(`not a receipt:\n${text}`);
@@ -112,18 +114,19 @@ export function parseReceipt(text: string): Receipt {
     ...(match[3] ? { exitCode: Number(match[3]) } : {}),
     ...(match[4] ? { sessionId: Number(match[4]) } : {}),
     ...(match[5] ? { waitingForInput: true } : {}),
-    ...(match[6]
+    ...(match[6] ? { level: match[6] } : {}),
+    ...(match[7]
       ? {
-          sandbox: match[6]
+          sandbox: match[7]
             .trimEnd()
             .split('\n')
             .map((line) => line.slice('Sandbox: '.length)),
         }
       : {}),
-    ...(match[7] ? { denied: match[7] } : {}),
-    ...(match[8] ? { nextStep: match[8] } : {}),
-    ...(match[9] ? { originalTokenCount: Number(match[9]) } : {}),
-    output: match[10]!,
+    ...(match[8] ? { denied: match[8] } : {}),
+    ...(match[9] ? { nextStep: match[9] } : {}),
+    ...(match[10] ? { originalTokenCount: Number(match[10]) } : {}),
+    output: match[11]!,
   };
 }
 

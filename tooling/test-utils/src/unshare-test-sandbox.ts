@@ -8,6 +8,7 @@ import {
   resolveEntries,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
+  type SandboxCapability,
   type SandboxPlanRequest,
   type SandboxProbe,
 } from '@ux/protocol';
@@ -22,7 +23,19 @@ const KEEP_WRITABLE = ['/dev', '/proc', '/sys'];
  * user namespace, nothing stops a root child from remounting); it exists so suites can prove that
  * sandbox checks pass and fail on real behaviour, before and beside the real backends.
  */
-export function createUnshareTestSandbox(): SandboxBackend {
+export function createUnshareTestSandbox(
+  options: {
+    /**
+     * What its probe declares. Default what it holds against a command that is not root inside, as the
+     * conformance suite checks it: writes limited to the writable roots, and read-deny (the policy's
+     * deny-read paths and `hostState.hidden` are masked). Not protected names, not network_off (no
+     * seccomp: a host unix socket stays reachable), not a proxy. A suite about something else (denial
+     * evidence, approvals) may declare more, saying why.
+     */
+    enforces?: readonly SandboxCapability[];
+  } = {},
+): SandboxBackend {
+  const enforces = options.enforces ?? ['write_limits', 'read_deny'];
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'unshare-test',
@@ -38,9 +51,7 @@ export function createUnshareTestSandbox(): SandboxBackend {
       }
       try {
         execFileSync('unshare', ['--mount', '--net', '--fork', 'true'], { stdio: 'ignore' });
-        // What it holds against a command that is not root inside (no protected names, no seccomp, so
-        // not network_off: a host unix socket stays reachable).
-        return { available: true, enforces: ['write_limits', 'read_deny'] };
+        return { available: true, enforces };
       } catch (error) {
         return {
           available: false,

@@ -3,6 +3,7 @@ import type {
   EffectivePolicy,
   NetworkApprovalContext,
   SandboxBackend,
+  SandboxCapability,
   SandboxDeniedError,
 } from '@ux/protocol/core';
 
@@ -11,6 +12,11 @@ export interface SelectedSandbox {
   backend: SandboxBackend;
   /** The session policy, widened by the command's approved additional permissions. */
   policy: EffectivePolicy;
+  /**
+   * What the backend declared it enforces (its probe's `enforces`), every need of `policy` among them;
+   * absent for a remote environment's backend that does not say (the exec-server there checks).
+   */
+  enforces?: readonly SandboxCapability[];
 }
 
 export interface AttemptContext {

@@ -16,6 +16,7 @@ import {
   RejectedError,
   type Reviewer,
   type SandboxBackend,
+  type SandboxCapability,
   type SandboxDeniedError,
   type SandboxPermissions,
   type SandboxPolicy,
@@ -312,11 +313,16 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
     });
   };
   // A remote environment's sandbox is applied there; its probe is a live check of the connection.
-  const selectSandbox = async (environment: string | undefined): Promise<SandboxBackend> => {
-    if (environment === undefined) return sandboxes.select();
+  // Local: the first backend that enforces everything the attempt's policy needs (fail closed).
+  // Remote: the exec-server there applies the same rule to the policy it is sent.
+  const selectSandbox = async (
+    environment: string | undefined,
+    attemptPolicy: EffectivePolicy,
+  ): Promise<{ backend: SandboxBackend; enforces?: readonly SandboxCapability[] }> => {
+    if (environment === undefined) return sandboxes.choose(attemptPolicy);
     const backend = settings.environments![environment]!;
     const probe = await probeSafely(backend);
-    if (probe.available) return backend;
+    if (probe.available) return { backend, ...(probe.enforces ? { enforces: probe.enforces } : {}) };
     throw new SandboxUnavailableError({
       backend: backend.id,
       // The probe's reason usually names the environment already ("cannot reach environment …").
@@ -423,7 +429,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
         (denyRead || !skipSandbox) &&
         needsSandbox(attemptPolicy, { managedNetwork: settings.managedNetwork ?? false });
       const firstSandbox: SelectedSandbox | null = wantSandbox
-        ? { backend: await selectSandbox(request.environment), policy: attemptPolicy }
+        ? { ...(await selectSandbox(request.environment, attemptPolicy)), policy: attemptPolicy }
         : null;
 
       const strict = request.strictAutoReview ?? strictByDefault;

@@ -1,4 +1,4 @@
-import { createSandboxRegistry, SandboxUnavailableError } from '@ux/protocol';
+import { createSandboxRegistry, type EffectivePolicy, SandboxUnavailableError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import { fakeBackend } from '../testing/fakes.js';
 import { createSandboxSelector } from './sandbox-selector.js';
@@ -74,15 +74,50 @@ describe('createSandboxSelector', () => {
     });
     await expect(selector.select()).rejects.toMatchObject({
       reason:
-        'the policy needs a sandbox, but no registered backend can be used on linux (seatbelt runs only on darwin; bwrap is not enabled in the config; landlock is not allowed by the managed requirements)',
-      fix: 'enable and allow a backend made for linux, or choose the danger-full-access sandbox mode to run commands without a sandbox on purpose',
+        'the policy needs a sandbox, but no registered backend can be used on linux (seatbelt runs only on darwin; bwrap is not enabled in the config (sandbox_backends); landlock is not allowed by the managed requirements (allowed_sandbox_backends))',
+      fix: 'enable (sandbox_backends) and allow (allowed_sandbox_backends) a backend made for linux',
     });
   });
 
   it('says how to register one when none is', async () => {
     const selector = createSandboxSelector({ sandboxRegistry: createSandboxRegistry({}), platform: 'linux' });
     await expect(selector.select()).rejects.toThrow(
-      'sandbox unavailable: the policy needs a sandbox, but no sandbox backend is registered for linux; register one, e.g. createSandboxRegistry({ bwrap: createBwrapSandbox() }), or choose the danger-full-access sandbox mode to run commands without a sandbox on purpose',
+      'sandbox unavailable: the policy needs a sandbox, but no sandbox backend is registered for linux; register one (the ux CLI registers the shipped backends; an embedder passes createSandboxRegistry({ bwrap: createBwrapSandbox() }))',
     );
+  });
+
+  it('skips a preferred backend that lacks what the policy needs, and refuses when none has it', async () => {
+    const policy: EffectivePolicy = {
+      fileSystem: {
+        kind: 'restricted',
+        entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }],
+      },
+      network: 'proxied',
+    };
+    const landlock = fakeBackend('landlock', {
+      probe: { available: true, enforces: ['write_limits', 'read_deny', 'network_off'] },
+    });
+    const bwrap = fakeBackend('bwrap');
+    const both = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({ bwrap, landlock }),
+      platform: 'linux',
+      enabledBackends: ['landlock', 'bwrap'],
+    });
+    expect((await both.select({ ...policy, network: 'restricted' })).id).toBe('landlock');
+    expect(await both.choose(policy)).toMatchObject({ backend: { id: 'bwrap' } });
+    expect([landlock.probes, bwrap.probes]).toEqual([1, 1]);
+
+    const alone = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({ landlock }),
+      platform: 'linux',
+    });
+    const error = await alone.select(policy).catch((caught: unknown) => caught);
+    expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      backend: 'landlock',
+      reason:
+        'the policy needs network_by_domain, which no usable sandbox backend enforces: landlock does not enforce network_by_domain (the network is allowed by domain, through the proxy)',
+    });
+    expect((error as Error).message).toContain('--no-network');
   });
 });

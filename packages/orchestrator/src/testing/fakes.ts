@@ -5,6 +5,7 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
+  SANDBOX_CAPABILITIES,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
@@ -32,7 +33,8 @@ export function fakeBackend(
     probes: 0,
     async probe() {
       backend.probes++;
-      const probe = options.probe ?? { available: true };
+      // A fake that never plans: it declares every guarantee, so any policy may select it.
+      const probe = options.probe ?? { available: true, enforces: SANDBOX_CAPABILITIES };
       return typeof probe === 'function' ? probe() : probe;
     },
     async plan() {

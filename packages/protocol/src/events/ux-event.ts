@@ -1,3 +1,5 @@
+import type { Enforcement } from '../plugins/sandbox-backend.js';
+import type { SandboxCapability } from '../plugins/sandbox-capabilities.js';
 import type { ApprovalRequest } from '../review/approval-request.js';
 
 /** Which part of the door started a command. */
@@ -20,6 +22,17 @@ export interface ExecCommandBeginEvent {
   source: ExecCommandSource;
   /** Which sandbox the command runs under (`none` when unsandboxed). */
   sandbox: string;
+  /**
+   * The level it runs under, when sandboxed (absent: `sandbox` is `none`): the backend, what it enforces (its probe's declaration; absent when a
+   * remote server did not say) and how strongly this run's file-system and network limits hold. The
+   * same object as the result's `sandbox` (`ExecResult`).
+   */
+  sandbox_level?: {
+    backend: string;
+    enforces?: SandboxCapability[];
+    file_system?: Enforcement;
+    network?: Enforcement;
+  };
 }
 
 /** A piece of output, cut at a UTF-8 boundary, at most 8192 bytes. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { SANDBOX_CAPABILITIES } from '../plugins/sandbox-capabilities.js';
 import {
   EXEC_RESULT_VERSION,
   execResultStatuses,
@@ -65,6 +66,28 @@ export const execResultSchema = z.lazy(() =>
       .boolean()
       .optional()
       .describe('True when output shows only the head and tail, the middle marked as dropped.'),
+    sandbox: z
+      .object({
+        backend: z.string().describe('The sandbox backend the command started under (bwrap, seatbelt, …).'),
+        enforces: z
+          .array(z.enum(SANDBOX_CAPABILITIES))
+          .optional()
+          .describe(
+            'What that backend enforces here (write_limits, protected_names, read_deny, network_off, network_by_domain, unix_socket_control, private_tmp, process_isolation, resource_limits); absent when it did not say (a remote server).',
+          ),
+        file_system: z
+          .enum(['enforced', 'advisory', 'none'])
+          .optional()
+          .describe("How strongly this run's file-system limits hold."),
+        network: z
+          .enum(['enforced', 'advisory', 'none'])
+          .optional()
+          .describe("How strongly this run's network limits hold."),
+      })
+      .optional()
+      .describe(
+        'The sandbox the command started under and what it enforces, on the answer of the call that started it; absent when it ran without a sandbox.',
+      ),
     sandbox_notices: z
       .array(z.string())
       .optional()

@@ -218,6 +218,48 @@ export const TOOL_JSON_SCHEMAS = {
         description: 'True when output shows only the head and tail, the middle marked as dropped.',
         type: 'boolean',
       },
+      sandbox: {
+        description:
+          'The sandbox the command started under and what it enforces, on the answer of the call that started it; absent when it ran without a sandbox.',
+        type: 'object',
+        properties: {
+          backend: {
+            type: 'string',
+            description: 'The sandbox backend the command started under (bwrap, seatbelt, …).',
+          },
+          enforces: {
+            description:
+              'What that backend enforces here (write_limits, protected_names, read_deny, network_off, network_by_domain, unix_socket_control, private_tmp, process_isolation, resource_limits); absent when it did not say (a remote server).',
+            type: 'array',
+            items: {
+              type: 'string',
+              enum: [
+                'write_limits',
+                'protected_names',
+                'read_deny',
+                'network_off',
+                'network_by_domain',
+                'unix_socket_control',
+                'private_tmp',
+                'process_isolation',
+                'resource_limits',
+              ],
+            },
+          },
+          file_system: {
+            description: "How strongly this run's file-system limits hold.",
+            type: 'string',
+            enum: ['enforced', 'advisory', 'none'],
+          },
+          network: {
+            description: "How strongly this run's network limits hold.",
+            type: 'string',
+            enum: ['enforced', 'advisory', 'none'],
+          },
+        },
+        required: ['backend'],
+        additionalProperties: false,
+      },
       sandbox_notices: {
         description:
           'What the sandbox did besides running the command (a protected path taken back, a rerun without the sandbox), one line each.',
