@@ -14,12 +14,19 @@ import {
   type ToolPlan,
   toolPlanEnvironments,
 } from '@ux/features';
-import type { ApprovalPolicy, EffectivePolicy, NetworkProxyEndpoint, SandboxMode } from '@ux/protocol/core';
+import type {
+  ApprovalPolicy,
+  EffectivePolicy,
+  NetworkProxyEndpoint,
+  SandboxHostContext,
+  SandboxMode,
+} from '@ux/protocol/core';
 import { sessionEffectivePolicy } from '@ux/unified-exec/session-policy';
 import { defaultWrapperPath, locateZshFork } from '@ux/zsh-fork';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
-import type { ShippedBackendOptions } from './sandbox-backends.js';
+import { SHIPPED_SANDBOX_PLUGINS } from './sandbox-backends.js';
+import { type LoadedSandboxPlugins, loadSandboxPlugins } from './sandbox-plugins.js';
 
 /** What the command line chose for this run. */
 export interface SessionFlags {
@@ -63,8 +70,10 @@ export interface CliSession {
   cacheDirectory: string;
   /** `$UX_HOME/quarantine`: where protected paths a sandboxed command created are moved. */
   quarantineDirectory: string;
-  /** What the shipped backends are created with (cache, quarantine, `bwrap_path`). */
-  backendOptions: ShippedBackendOptions;
+  /** The sandbox plugins loaded (shipped, then `sandbox_plugins`), with their checked `[sandbox.<id>]` settings. */
+  sandboxPlugins: LoadedSandboxPlugins;
+  /** What every backend is created with (cache, quarantine). */
+  sandboxHost: SandboxHostContext;
   warnings: string[];
 }
 
@@ -127,7 +136,14 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     allowLoginShell: configuration.user?.allowLoginShell,
     environments: toolPlanEnvironments(settings.environments),
   });
-  const bwrapPath = configuration.user?.bwrapPath?.value;
+  const sandboxPlugins = loadSandboxPlugins({
+    user: configuration.user,
+    requirements: configuration.requirements,
+    shipped: SHIPPED_SANDBOX_PLUGINS,
+    platform: io.platform,
+    homeDir: io.env.HOME || homedir(),
+    cwd: process.cwd(),
+  });
   return {
     configuration,
     flags,
@@ -139,16 +155,14 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     rulesDirectory: join(home, 'rules'),
     cacheDirectory: join(home, 'cache'),
     quarantineDirectory: join(home, 'quarantine'),
-    backendOptions: {
-      cacheDir: join(home, 'cache'),
-      quarantineDir: join(home, 'quarantine'),
-      ...(bwrapPath ? { bwrapPath } : {}),
-    },
+    sandboxPlugins,
+    sandboxHost: { cacheDir: join(home, 'cache'), quarantineDir: join(home, 'quarantine') },
     warnings: [
       ...(configuration.user?.warnings ?? []),
       ...(configuration.requirements?.warnings ?? []),
       ...features.warnings,
       ...toolPlan.warnings,
+      ...sandboxPlugins.warnings,
     ],
   };
 }

@@ -53,7 +53,7 @@ export interface CliDoorOptions {
   onServerLog?: (id: string, text: string) => void;
   /**
    * Find the platform sandbox now, when commands run on this machine by default and the policy needs
-   * one: a sandbox that cannot run (bwrap missing, a wrong `bwrap_path`) rejects the door with its
+   * one: a sandbox that cannot run (bwrap missing, a wrong `[sandbox.bwrap] path`) rejects the door with its
    * reason and fix, rather than failing the first command. `ux mcp` tells it in its `initialize` answer.
    */
   checkSandboxAtStart?: boolean;
@@ -137,7 +137,7 @@ async function composeDoor(
   // /tmp go then), unless the caller handed its own registry and owns its life.
   const ownRegistry = options.sandboxRegistry
     ? undefined
-    : createCliSandboxRegistry(settings.enabledBackends?.value, session.backendOptions);
+    : createCliSandboxRegistry(session.sandboxPlugins, settings.enabledBackends?.value, session.sandboxHost);
   const orchestrator = createOrchestrator({
     environments: environments.sandboxes,
     sandboxRegistry: options.sandboxRegistry ?? ownRegistry!,

@@ -16,7 +16,7 @@ import type { Io } from './io.js';
 import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
-import { BACKEND_IDS, createCliSandboxRegistry, shippedBackend } from './sandbox-backends.js';
+import { createCliSandboxRegistry, pluginBackend } from './sandbox-backends.js';
 import { UsageError } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
@@ -102,6 +102,9 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
           ? `${paths.requirements}: parsed`
           : `${paths.requirements}: not present, nothing is pinned`,
       });
+      // What every command would print as `ux: warning: …` (a deprecated key, a plugin for another platform).
+      for (const warning of session.warnings)
+        checks.push({ name: 'config', status: 'warn', detail: warning });
     } catch (error) {
       if (!ConfigError.isInstance(error) && !UxError.isInstance(error)) throw error;
       checks.push({
@@ -146,45 +149,13 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
     checks.push(await doctorZshForkCheck(session, io));
     checks.push(...(await doctorConfigChecks(session, io)));
     const enabled = settings.enabledBackends?.value;
-    for (const id of BACKEND_IDS) {
-      const backend = shippedBackend(id, session.backendOptions);
-      const name = `sandbox ${id}`;
-      if (!backend.platforms.includes(io.platform)) {
-        checks.push({
-          name,
-          status: 'skip',
-          detail: `not on this platform (runs on ${backend.platforms.join(', ')})`,
-        });
-        continue;
-      }
-      const off =
-        enabled && !enabled.includes(id) ? 'not enabled by sandbox_backends in the config' : undefined;
-      const barred =
-        settings.allowedBackends && !settings.allowedBackends.includes(id)
-          ? 'not allowed by the requirements'
-          : undefined;
-      const probe = await probeSafely(backend);
-      if (probe.available) {
-        checks.push({
-          name,
-          status: off || barred ? 'skip' : 'ok',
-          detail: [describeProbe(probe), off, barred].filter(Boolean).join('; '),
-        });
-      } else {
-        checks.push({
-          name,
-          status: off || barred ? 'skip' : 'fail',
-          detail: [probe.reason, off, barred].filter(Boolean).join('; '),
-          fix: probe.fix,
-        });
-      }
-    }
+    checks.push(...(await doctorBackendChecks(session)));
     const mode = settings.sandboxMode.value;
     let chosenBackend: SandboxBackend | undefined;
     if (mode === 'read-only' || mode === 'workspace-write') {
       try {
         const selector = createSandboxSelector({
-          sandboxRegistry: createCliSandboxRegistry(enabled, session.backendOptions),
+          sandboxRegistry: createCliSandboxRegistry(session.sandboxPlugins, enabled, session.sandboxHost),
           platform: io.platform,
           enabledBackends: enabled,
           allowedBackends: settings.allowedBackends,
@@ -285,6 +256,69 @@ async function checkTerminal(spawner: LocalSpawner): Promise<DoctorCheck> {
       fix: 'reinstall ux so node-pty can build (it needs a C++ compiler and python3)',
     };
   }
+}
+
+/** The suggestion for a host where bubblewrap cannot start. */
+export const LANDLOCK_SUGGESTION =
+  'or, where bubblewrap cannot run (no unprivileged user namespaces: AppArmor, containers, CI), use Landlock: add sandbox_plugins = ["@ux/sandbox-landlock"] to config.toml';
+
+/**
+ * One line per loaded sandbox backend, shipped or named in `sandbox_plugins`: where it came from, its
+ * probe and what it enforces. A backend that cannot start fails only when no other enabled backend of
+ * this platform can (then every sandboxed command would fail); otherwise it is a warning.
+ */
+async function doctorBackendChecks(session: CliSession): Promise<DoctorCheck[]> {
+  const { settings } = session;
+  const enabled = settings.enabledBackends?.value;
+  const rows: Array<DoctorCheck & { usable?: boolean }> = [];
+  for (const loaded of session.sandboxPlugins.plugins) {
+    const { id } = loaded;
+    const name = `sandbox ${id}`;
+    const from = `source: ${loaded.source}`;
+    if (!loaded.onThisPlatform) {
+      rows.push({
+        name,
+        status: 'skip',
+        detail: `not on this platform (runs on ${loaded.plugin.platforms.join(', ')}); ${from}`,
+      });
+      continue;
+    }
+    const off =
+      enabled && !enabled.includes(id) ? 'not enabled by sandbox_backends in the config' : undefined;
+    const barred =
+      settings.allowedBackends && !settings.allowedBackends.includes(id)
+        ? 'not allowed by the requirements'
+        : undefined;
+    const backend = pluginBackend(loaded, session.sandboxHost);
+    try {
+      const probe = await probeSafely(backend);
+      if (probe.available) {
+        const enforces = probe.enforces?.length
+          ? `enforces ${probe.enforces.join(', ')}`
+          : 'declares nothing it enforces (no sandboxed policy runs on it)';
+        rows.push({
+          name,
+          status: off || barred ? 'skip' : 'ok',
+          detail: [describeProbe(probe), enforces, from, off, barred].filter(Boolean).join('; '),
+          usable: !off && !barred,
+        });
+      } else {
+        const landlock = session.sandboxPlugins.plugins.some((p) => p.id === 'landlock');
+        rows.push({
+          name,
+          status: off || barred ? 'skip' : 'fail',
+          detail: [probe.reason, from, off, barred].filter(Boolean).join('; '),
+          fix: id === 'bwrap' && !landlock ? `${probe.fix}; ${LANDLOCK_SUGGESTION}` : probe.fix,
+        });
+      }
+    } finally {
+      await backend.close?.();
+    }
+  }
+  const another = rows.some((row) => row.usable);
+  return rows.map(({ usable: _usable, ...row }) =>
+    row.status === 'fail' && another ? { ...row, status: 'warn' as const } : row,
+  );
 }
 
 function describeProbe(probe: SandboxProbe & { available: true }): string {

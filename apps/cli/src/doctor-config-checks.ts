@@ -7,7 +7,6 @@ import { closeMatches, didYouMean, formatLocation, UxError } from '@ux/protocol/
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import type { Io } from './io.js';
-import { BACKEND_IDS, shippedBackend } from './sandbox-backends.js';
 
 /**
  * What the config points at, checked the way `ux exec` would meet it: rule files that are missing or
@@ -114,13 +113,16 @@ export async function doctorRuleChecks(sources: RuleSources, env: NodeJS.Process
 function backendIdChecks(session: CliSession, platform: NodeJS.Platform): DoctorCheck[] {
   const enabled = session.settings.enabledBackends;
   if (!enabled) return [];
+  const BACKEND_IDS = session.sandboxPlugins.plugins.map((plugin) => plugin.id);
   const unknown = enabled.value.filter((id) => !BACKEND_IDS.includes(id));
   if (unknown.length === 0) return [];
   const replaced = enabled.value.flatMap((id) =>
     BACKEND_IDS.includes(id) ? [id] : closeMatches(id, BACKEND_IDS).slice(0, 1),
   );
   const suggested = [...new Set(replaced)];
-  const fallback = BACKEND_IDS.filter((id) => shippedBackend(id).platforms.includes(platform));
+  const fallback = session.sandboxPlugins.plugins
+    .filter((plugin) => plugin.plugin.platforms.includes(platform))
+    .map((plugin) => plugin.id);
   const list = (suggested.length > 0 ? suggested : fallback).map((id) => JSON.stringify(id)).join(', ');
   return unknown.map((id) => ({
     name: 'sandbox_backends',

@@ -44,7 +44,8 @@ export async function execServerCommand(
       HELP_COMMAND,
     );
   const preference = parsed.sandboxBackends ?? settings.enabledBackends?.value;
-  const sandboxRegistry = () => createCliSandboxRegistry(undefined, session.backendOptions);
+  const sandboxRegistry = () =>
+    createCliSandboxRegistry(session.sandboxPlugins, undefined, session.sandboxHost);
   // The one "unknown backend id" check, as a usage error of this command.
   try {
     checkSandboxBackendIds(parsed.sandboxBackends ?? [], sandboxRegistry().ids);

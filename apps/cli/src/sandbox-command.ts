@@ -34,7 +34,7 @@ export const SANDBOX_HELP = `Usage: ux sandbox [options] -- CMD…
 Runs CMD directly under this platform's sandbox, with the terminal and environment as they are (less
 the variables ux reads tokens from: every token_env), and exits with its exit code (128 + N when signal N ended it). Use it to try a policy: the same one
 ux exec and ux mcp give commands, from the config (sandbox_mode, [sandbox_workspace_write],
-deny_read, sandbox_backends, bwrap_path) and these options.
+deny_read, sandbox_backends, sandbox_plugins, [sandbox.<id>]) and these options.
 
 Options:
   --cwd DIR              working directory, writable in workspace-write mode (default the current one)
@@ -96,8 +96,9 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
 
   const selector = createSandboxSelector({
     sandboxRegistry: createCliSandboxRegistry(
+      session.sandboxPlugins,
       session.settings.enabledBackends?.value,
-      session.backendOptions,
+      session.sandboxHost,
     ),
     platform: io.platform,
     enabledBackends: session.settings.enabledBackends?.value,

@@ -72,7 +72,9 @@ export function sessionHostState(session: CliSession, env: NodeJS.ProcessEnv): H
   const programs = [
     cliProgramDirectory(),
     ...(shell.kind === 'zsh-fork' ? [shell.zshPath, shell.execveWrapperPath] : []),
-    ...(session.backendOptions.bwrapPath ? [session.backendOptions.bwrapPath] : []),
+    ...bwrapPath(session),
+    // The sandbox plugins this host loaded run as the host: a command must not be able to change them.
+    ...session.sandboxPlugins.plugins.flatMap((plugin) => plugin.packageRoot ?? plugin.file ?? []),
     ...settings.rules,
     ...hostCommands.flat(),
     process.execPath,
@@ -153,4 +155,10 @@ function cliProgramDirectory(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `[sandbox.bwrap] path` (or the deprecated `bwrap_path`): a program the host runs. */
+function bwrapPath(session: CliSession): string[] {
+  const path = session.configuration.user?.sandbox.bwrap?.value.path;
+  return typeof path === 'string' ? [path] : [];
 }

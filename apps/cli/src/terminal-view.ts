@@ -161,6 +161,11 @@ async function view(
     );
     return 1;
   }
+  // A fallback is said before the output: the person configured another backend first.
+  for (const passed of result.sandbox?.passed_over ?? [])
+    terminal.write(
+      `[ux sandbox: ${readableText(result.sandbox!.backend)}; preferred ${readableText(passed.backend)} not used: ${readableText(passed.reason)}]\n`,
+    );
   if (result.session_id !== undefined)
     terminal.write(attachStatus({ sessionId: result.session_id, tty: command.tty }));
   const rest = early.rest(result.output);

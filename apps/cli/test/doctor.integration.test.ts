@@ -164,26 +164,29 @@ describe('ux doctor: what every ux exec would trip over', () => {
 });
 
 describe('ux doctor: the bwrap fix names the config key', () => {
-  it('says to set bwrap_path in config.toml when bwrap is not on PATH', async () => {
+  it('says to set [sandbox.bwrap] path in config.toml, or to use Landlock, when bwrap is not on PATH', async () => {
     const home = makeHome();
     home.env.PATH = '/nonexistent';
     const doctor = await runUx(['doctor'], home);
     expect(doctor.stdout).toMatch(/^fail +sandbox bwrap +bubblewrap \(bwrap\) was not found on PATH/m);
     expect(doctor.stdout).toContain(
-      'fix: install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set bwrap_path in config.toml to the absolute path of bwrap',
+      'fix: install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set [sandbox.bwrap] path in config.toml to the absolute path of bwrap; or, where bubblewrap cannot run (no unprivileged user namespaces: AppArmor, containers, CI), use Landlock: add sandbox_plugins = ["@ux/sandbox-landlock"] to config.toml',
     );
     expect(doctor.stdout).not.toContain('bwrapPath');
     expect(doctor.status).toBe(1);
   });
 
-  it('names bwrap_path when the configured one is not there', async () => {
+  it('names [sandbox.bwrap] path when the configured one (here the deprecated bwrap_path) is not there', async () => {
     const home = makeHome({ config: 'bwrap_path = "/no/such/bwrap"\n' });
     const doctor = await runUx(['doctor'], home);
     expect(doctor.stdout).toMatch(
-      /^fail +sandbox bwrap +bwrap_path \/no\/such\/bwrap is not an executable file$/m,
+      /^fail +sandbox bwrap +\[sandbox\.bwrap\] path \/no\/such\/bwrap is not an executable file; source: shipped with ux \(@ux\/sandbox-bwrap\)$/m,
     );
     expect(doctor.stdout).toContain(
-      'fix: set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
+      'fix: set [sandbox.bwrap] path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH; or, where bubblewrap cannot run',
+    );
+    expect(doctor.stdout).toMatch(
+      /^warn +config +.*bwrap_path is deprecated; write it as \[sandbox\.bwrap\] path = "\/no\/such\/bwrap"/m,
     );
     expect(doctor.status).toBe(1);
   });

@@ -316,7 +316,7 @@ describe('ux mcp start-up failures are answered in-band', () => {
       expect(answer.error).toEqual({
         code: -32603,
         message:
-          'ux mcp cannot serve: the session could not start: sandbox "bwrap" unavailable: bwrap_path /nonexistent/bwrap is not an executable file; set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
+          'ux mcp cannot serve: the session could not start: sandbox "bwrap" unavailable: [sandbox.bwrap] path /nonexistent/bwrap is not an executable file; set [sandbox.bwrap] path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
       });
     wire.end();
     expect(await wire.exited).toEqual({ code: 1, signal: null });

@@ -295,15 +295,18 @@ describe('--sandbox, --profile and -c on every command', () => {
   });
 });
 
-describe('bwrap_path', () => {
-  it('is the bwrap every command runs', async () => {
+describe('[sandbox.bwrap] path (and the deprecated bwrap_path)', () => {
+  it.each([
+    ['[sandbox.bwrap] path', (wrapper: string) => `[sandbox.bwrap]\npath = "${wrapper}"\n`],
+    ['bwrap_path', (wrapper: string) => `bwrap_path = "${wrapper}"\n`],
+  ])('%s is the bwrap every command runs', async (_key, setting) => {
     const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
     const home = makeHome();
     const log = join(home.home, 'bwrap.log');
     const wrapper = join(home.home, 'my-bwrap');
     writeFileSync(wrapper, `#!/bin/sh\necho run >> ${log}\nexec ${real} "$@"\n`);
     chmodSync(wrapper, 0o755);
-    writeFileSync(home.config, `approval_policy = "never"\nbwrap_path = "${wrapper}"\n`);
+    writeFileSync(home.config, `approval_policy = "never"\n${setting(wrapper)}`);
     const exec = await runUx(['exec', '--', 'echo through-exec'], home);
     expect(exec.stdout).toContain('through-exec');
     const runs = readFileSync(log, 'utf8').length;

@@ -130,10 +130,14 @@ describe('ux doctor', () => {
     expect(result.stdout).toMatch(/^ok +node-pty +a terminal starts$/m);
     expect(result.stdout).toContain(`${home.config}: not present, defaults apply`);
     expect(result.stdout).toMatch(
-      /^ok +sandbox bwrap +works, version [\d.]+; bwrapPath: \/\S+; argv0: (yes|no); disableUserns: (yes|no); userNamespaces: yes; seccomp: yes$/m,
+      /^ok +sandbox bwrap +works, version [\d.]+; bwrapPath: \/\S+; argv0: (yes|no); disableUserns: (yes|no); userNamespaces: yes; seccomp: yes; (enforces [a-z_]+(, [a-z_]+)*|declares nothing it enforces \(no sandboxed policy runs on it\)); source: shipped with ux \(@ux\/sandbox-bwrap\)$/m,
     );
-    expect(result.stdout).toMatch(/^skip +sandbox seatbelt +not on this platform \(runs on darwin\)$/m);
-    expect(result.stdout).toMatch(/^skip +sandbox windows-token +not on this platform \(runs on win32\)$/m);
+    expect(result.stdout).toMatch(
+      /^skip +sandbox seatbelt +not on this platform \(runs on darwin\); source: shipped with ux \(@ux\/sandbox-seatbelt\)$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^skip +sandbox windows-token +not on this platform \(runs on win32\); source: shipped with ux \(@ux\/sandbox-windows-token\)$/m,
+    );
     expect(result.stdout).toMatch(/^ok +sandbox for workspace-write +bwrap will be used$/m);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('ux can run here.');
   });

@@ -415,6 +415,14 @@ const STATE_ATTACKS: StateAttack[] = [
       ].join(' && '),
   },
   {
+    name: 'sandbox_plugins naming a module the command wrote',
+    script: ({ home }, canary) =>
+      [
+        `printf '%s\\n' ${sh(`require("node:fs").writeFileSync(${JSON.stringify(canary)}, "x");`)} > ${sh(join(home.workspace, 'evil-plugin.cjs'))}`,
+        `echo ${sh(`sandbox_plugins = ["${join(home.workspace, 'evil-plugin.cjs')}"]`)} > "$UX_HOME/config.toml"`,
+      ].join(' && '),
+  },
+  {
     name: 'a requirements file the command creates (UX_REQUIREMENTS inside a writable root)',
     script: () => `echo 'allowed_sandbox_modes = ["danger-full-access"]' > "$UX_REQUIREMENTS"`,
   },

@@ -101,11 +101,28 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     expect(config.warnings).toEqual([]);
   });
 
-  it('reads bwrap_path with where it was written', () => {
-    expect(userConfig('bwrap_path = "/opt/bwrap/bin/bwrap"\n').bwrapPath).toEqual({
-      value: '/opt/bwrap/bin/bwrap',
-      location: { file: FILE, line: 1, column: 1 },
-    });
+  it('reads the deprecated bwrap_path as [sandbox.bwrap] path, with a warning naming where it was written', () => {
+    const config = userConfig('\nbwrap_path = "/opt/bwrap/bin/bwrap"\n');
+    expect(config.sandbox.bwrap?.value).toEqual({ path: '/opt/bwrap/bin/bwrap' });
+    expect(config.sandbox.bwrap?.locate(['path'])).toEqual({ file: FILE, line: 2, column: 1 });
+    expect(config.warnings).toEqual([
+      `${FILE}:2:1: bwrap_path is deprecated; write it as [sandbox.bwrap] path = "/opt/bwrap/bin/bwrap"`,
+    ]);
+  });
+
+  it('reads sandbox_plugins and [sandbox.<id>] tables with where each was written', () => {
+    const config = userConfig(
+      'sandbox_plugins = ["@acme/ux-sandbox-x",\n  "./plugins/y.mjs"]\n\n[sandbox.x]\nlevel = 3\nnested = { a = 1 }\n',
+    );
+    expect(config.sandboxPlugins?.values).toEqual([
+      { value: '@acme/ux-sandbox-x', location: { file: FILE, line: 1, column: 20 } },
+      { value: './plugins/y.mjs', location: { file: FILE, line: 2, column: 3 } },
+    ]);
+    expect(config.sandbox.x?.value).toEqual({ level: 3, nested: { a: 1 } });
+    expect(config.sandbox.x?.location).toEqual({ file: FILE, line: 4, column: 2 });
+    expect(config.sandbox.x?.locate(['level'])).toEqual({ file: FILE, line: 5, column: 1 });
+    expect(config.sandbox.x?.locate(['nested', 'a'])).toEqual({ file: FILE, line: 6, column: 12 });
+    expect(config.warnings).toEqual([]);
   });
 
   it('accepts an empty file', () => {
@@ -129,7 +146,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     ['featurs = {}\n', `${FILE}:1:1: unknown key featurs (did you mean "features"?)`],
     [
       'colour = "red"\n',
-      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, early_exit_window_ms, features, profiles, zsh_fork, bwrap_path, environments, hooks, auto_review, approvals_reviewer, approvals_via, approval_timeout_s, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
+      `${FILE}:1:1: unknown key colour; known keys here: profile, allow_login_shell, early_exit_window_ms, features, profiles, zsh_fork, bwrap_path, sandbox_plugins, sandbox, environments, hooks, auto_review, approvals_reviewer, approvals_via, approval_timeout_s, approval_policy, sandbox_mode, sandbox_workspace_write, sandbox_read_only, shell_environment_policy, rules, sandbox_backends, deny_read, default_environment`,
     ],
     [
       'profile = "home"\n[profiles.work]\n',
@@ -164,6 +181,32 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
       `${FILE}:2:1: bwrap_path must be the absolute path of the bwrap binary, got "bwrap"`,
     ],
     ['bwrap = "/usr/bin/bwrap"\n', `${FILE}:1:1: unknown key bwrap (did you mean "bwrap_path"?)`],
+    [
+      'bwrap_path = "/a/bwrap"\n[sandbox.bwrap]\npath = "/b/bwrap"\n',
+      `${FILE}:1:1: bwrap_path and [sandbox.bwrap] path (${FILE}:3:1) both name bwrap; keep only [sandbox.bwrap] path`,
+    ],
+    [
+      'sandbox_plugins = "x"\n',
+      `${FILE}:1:1: sandbox_plugins must be an array of package names or paths, got "x"`,
+    ],
+    ['sandbox_plugins = [1]\n', `${FILE}:1:20: sandbox_plugins[0] must be a string, got 1`],
+    [
+      'sandbox_plugins = ["plugins/x.mjs "]\n',
+      `${FILE}:1:20: sandbox_plugins[0]: "plugins/x.mjs " is empty or has surrounding spaces`,
+    ],
+    [
+      'sandbox_plugins = ["Bad Name"]\n',
+      `${FILE}:1:20: sandbox_plugins[0]: "Bad Name" is neither a package name (@scope/name, name, name/subpath) nor a path (./file.mjs, ../file.mjs, /abs/file.mjs, ~/file.mjs)`,
+    ],
+    ['sandbox_plugins = ["a", "a"]\n', `${FILE}:1:25: sandbox_plugins names "a" twice`],
+    [
+      '[sandbox]\nBwrap = {}\n',
+      `${FILE}:2:1: [sandbox.Bwrap]: "Bwrap" is not a backend id (lowercase letters, digits, dashes)`,
+    ],
+    [
+      'sandbox = { bwrap = 1 }\n',
+      `${FILE}:1:13: sandbox.bwrap must be a table of the bwrap backend's settings`,
+    ],
   ])('rejects %j', (text, message) => {
     expect(errorOf(() => userConfig(text)).message).toBe(message);
   });
@@ -192,6 +235,7 @@ unified_exec = true
     expect(parsed.allowedApprovalPolicies?.values).toEqual(['on-request', 'never']);
     expect(parsed.allowedSandboxModes?.values).toEqual(['read-only', 'workspace-write']);
     expect(parsed.allowedSandboxBackends?.values).toEqual(['bwrap']);
+    expect(parsed.allowedSandboxPlugins).toBeUndefined();
     expect(parsed.features.assignments).toEqual([
       {
         key: 'unified_exec',
@@ -201,6 +245,17 @@ unified_exec = true
         profile: undefined,
       },
     ]);
+  });
+
+  it('reads sandbox_plugins and allowed_sandbox_plugins, an empty list allowing none', () => {
+    const parsed = requirements('sandbox_plugins = ["/opt/acme/x.mjs"]\nallowed_sandbox_plugins = []\n');
+    expect(parsed.sandboxPlugins?.values).toEqual([
+      { value: '/opt/acme/x.mjs', location: { file: REQ, line: 1, column: 20 } },
+    ]);
+    expect(parsed.allowedSandboxPlugins).toEqual({ values: [], location: { file: REQ, line: 2, column: 1 } });
+    const pinned = requirements('[sandbox.bwrap]\npath = "/opt/bwrap"\n').sandbox.bwrap;
+    expect(pinned?.value).toEqual({ path: '/opt/bwrap' });
+    expect(pinned?.locate(['path'])).toEqual({ file: REQ, line: 2, column: 1 });
   });
 
   it.each([
@@ -220,7 +275,7 @@ unified_exec = true
     ],
     [
       'profile = "x"\n',
-      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, deny_read, network, allow_unix_sockets, allowed_environments, environments`,
+      `${REQ}:1:1: unknown key profile; known keys here: features, allowed_approval_policies, allowed_sandbox_modes, allowed_sandbox_backends, sandbox_plugins, allowed_sandbox_plugins, sandbox, deny_read, network, allow_unix_sockets, allowed_environments, environments`,
     ],
     ['deny_read = ["~x"]\n', `${REQ}:1:14: deny_read[0]: "~x": only ~ and ~/… are expanded`],
   ])('rejects %j', (text, message) => {
@@ -330,7 +385,7 @@ describe('-c overrides', () => {
     );
     // A mistake the override did not make is still the file's.
     expect(errorOf(() => withOverrides('sandbox_mod = "x"\n', 'sandbox_mode=read-only')).message).toBe(
-      `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox_mode"?)`,
+      `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox" or "sandbox_mode"?)`,
     );
   });
 });

@@ -103,6 +103,13 @@ export {
   type ReviewConfig,
 } from './review-settings.js';
 export {
+  isPluginPath,
+  parseSandboxPluginList,
+  parseSandboxTables,
+  pluginSpecifierProblem,
+  type SandboxSettingsTable,
+} from './sandbox-plugin-config.js';
+export {
   type Located,
   PROFILE_SESSION_KEYS,
   parseSessionSettings,

@@ -23,6 +23,12 @@ import {
   parseReviewConfig,
   type ReviewConfig,
 } from './review-settings.js';
+import {
+  parseSandboxPluginList,
+  parseSandboxTables,
+  type SandboxSettingsTable,
+} from './sandbox-plugin-config.js';
+import type { Located } from './session-settings.js';
 import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
 
 /**
@@ -36,6 +42,20 @@ export interface Requirements {
   allowedApprovalPolicies?: { values: ApprovalPolicyName[]; location: SourceLocation };
   allowedSandboxModes?: { values: SandboxMode[]; location: SourceLocation };
   allowedSandboxBackends?: { values: string[]; location: SourceLocation };
+  /** `sandbox_plugins`: backends every session loads (paths relative to this file); always allowed. */
+  sandboxPlugins?: { values: Located<string>[]; location: SourceLocation };
+  /**
+   * `allowed_sandbox_plugins`: the only plugin modules a user's `sandbox_plugins` may load, as package
+   * names or paths (relative to this file); an entry allows what it resolves to, so a user cannot shadow
+   * it. Empty: users load none. The shipped backends are part of ux and always load (limit their use
+   * with `allowed_sandbox_backends`).
+   */
+  allowedSandboxPlugins?: { values: Located<string>[]; location: SourceLocation };
+  /**
+   * `[sandbox.<id>]`: backend settings the administrator pins. They are merged over the user's table
+   * of that id; a user key that gives a pinned key another value is an error.
+   */
+  sandbox: Record<string, SandboxSettingsTable>;
   /** Paths and globs no sandboxed command may read, whatever the user's config or flags say. */
   denyRead?: { values: string[]; location: SourceLocation };
   /**
@@ -66,6 +86,9 @@ const KEYS = [
   'allowed_approval_policies',
   'allowed_sandbox_modes',
   'allowed_sandbox_backends',
+  'sandbox_plugins',
+  'allowed_sandbox_plugins',
+  'sandbox',
   'deny_read',
   'network',
   'allow_unix_sockets',
@@ -100,6 +123,9 @@ export function parseRequirements(document: TomlDocument): Requirements {
     allowedApprovalPolicies: stringList(document, 'allowed_approval_policies', approvalPolicyNames),
     allowedSandboxModes: stringList(document, 'allowed_sandbox_modes', sandboxModes),
     allowedSandboxBackends: stringList(document, 'allowed_sandbox_backends', undefined, BACKEND_ID),
+    sandboxPlugins: parseSandboxPluginList(document, 'sandbox_plugins', { allowEmpty: true }),
+    allowedSandboxPlugins: parseSandboxPluginList(document, 'allowed_sandbox_plugins', { allowEmpty: true }),
+    sandbox: parseSandboxTables(document, 'sandbox'),
     denyRead:
       root.deny_read === undefined
         ? undefined

@@ -127,7 +127,10 @@ set = { CI = "1" }
     ['rules = "one.rules"', `${FILE}:1:1: rules must be an array of strings, got "one.rules"`],
     ['sandbox_backends = []', 'sandbox_backends must name at least one backend'],
     ['sandbox_backends = ["Bwrap"]', `${FILE}:1:21: "Bwrap" is not a backend id`],
-    ['sandbox_mod = "read-only"', `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox_mode"?)`],
+    [
+      'sandbox_mod = "read-only"',
+      `${FILE}:1:1: unknown key sandbox_mod (did you mean "sandbox" or "sandbox_mode"?)`,
+    ],
     ['[profiles.p]\nrules = []', `${FILE}:2:1: unknown key profiles.p.rules`],
     ['deny_read = "~/.ssh"', `${FILE}:1:1: deny_read must be an array of paths or globs, got "~/.ssh"`],
     ['deny_read = ["~/.ssh", ""]', `${FILE}:1:24: deny_read[1] must be a non-empty string, got ""`],

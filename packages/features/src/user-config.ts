@@ -1,8 +1,13 @@
-import { didYouMean, isAbsolutePath } from '@ux/protocol/core';
+import { didYouMean, formatLocation, isAbsolutePath } from '@ux/protocol/core';
 import { parseEnvironments, type RemoteEnvironmentConfig } from './environment-config.js';
 import { describe, type FeatureTable, isTable, parseFeatureTable } from './feature-table.js';
 import { rejectUnknownKeys } from './reject-unknown-keys.js';
 import { parseReviewConfig, REVIEW_KEYS, type ReviewConfig } from './review-settings.js';
+import {
+  parseSandboxPluginList,
+  parseSandboxTables,
+  type SandboxSettingsTable,
+} from './sandbox-plugin-config.js';
 import {
   type Located,
   PROFILE_SESSION_KEYS,
@@ -29,8 +34,16 @@ export interface UserConfig {
    */
   earlyExitWindowMs?: number;
   zshFork?: { zshPath?: string; execveWrapperPath?: string };
-  /** `bwrap_path`: the bubblewrap binary to use instead of the first `bwrap` on PATH. */
-  bwrapPath?: Located<string>;
+  /**
+   * `sandbox_plugins`: packages or paths to load as sandbox backends, besides the shipped ones, in the
+   * order written (paths relative to this file).
+   */
+  sandboxPlugins?: { values: Located<string>[]; location: SourceLocation };
+  /**
+   * `[sandbox.<id>]`: each backend's settings, checked by its plugin's own schema when it loads. The
+   * deprecated `bwrap_path` arrives here as `[sandbox.bwrap] path` (with a warning).
+   */
+  sandbox: Record<string, SandboxSettingsTable>;
   /** `[environments.<name>]`: remote environments, sorted by name (checked against requirements on resolution). */
   environments: RemoteEnvironmentConfig[];
   /** `[[hooks.permission_request]]`, `[auto_review]` and `approvals_reviewer`. */
@@ -46,6 +59,8 @@ const TOP_LEVEL_KEYS = [
   'profiles',
   'zsh_fork',
   'bwrap_path',
+  'sandbox_plugins',
+  'sandbox',
   'environments',
   ...REVIEW_KEYS,
   ...SESSION_KEYS,
@@ -135,14 +150,30 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     }
   }
 
-  let bwrapPath: UserConfig['bwrapPath'];
+  const sandboxPlugins = parseSandboxPluginList(document, 'sandbox_plugins', { allowEmpty: true });
+  const sandbox = parseSandboxTables(document, 'sandbox');
+  // `bwrap_path` (before backends had settings tables) is `[sandbox.bwrap] path`, with a warning.
   if (root.bwrap_path !== undefined) {
     if (typeof root.bwrap_path !== 'string' || !isAbsolutePath(root.bwrap_path))
       throw document.error(
         ['bwrap_path'],
         `bwrap_path must be the absolute path of the bwrap binary, got ${describe(root.bwrap_path)}`,
       );
-    bwrapPath = { value: root.bwrap_path, location: document.locate(['bwrap_path']) };
+    const location = document.locate(['bwrap_path']);
+    const table = sandbox.bwrap;
+    if (table?.value.path !== undefined)
+      throw document.error(
+        ['bwrap_path'],
+        `bwrap_path and [sandbox.bwrap] path (${formatLocation(table.locate(['path']))}) both name bwrap; keep only [sandbox.bwrap] path`,
+      );
+    warnings.push(
+      `${formatLocation(location)}: bwrap_path is deprecated; write it as [sandbox.bwrap] path = ${JSON.stringify(root.bwrap_path)}`,
+    );
+    sandbox.bwrap = {
+      value: { ...table?.value, path: root.bwrap_path },
+      location: table?.location ?? location,
+      locate: (path) => (path[0] === 'path' ? location : (table?.locate(path) ?? location)),
+    };
   }
 
   const environments = parseEnvironments(document, ['environments']);
@@ -156,7 +187,8 @@ export function parseUserConfig(document: TomlDocument): UserConfig {
     allowLoginShell,
     ...(earlyExitWindowMs === undefined ? {} : { earlyExitWindowMs }),
     zshFork,
-    bwrapPath,
+    ...(sandboxPlugins ? { sandboxPlugins } : {}),
+    sandbox,
     environments,
     review,
     session,

@@ -805,10 +805,10 @@ describe('findBwrap', () => {
         reason: expect.stringContaining('was not found on PATH'),
       });
       expect(findBwrap({ configured: 'bwrap' })).toEqual({
-        reason: 'bwrap_path must be an absolute path, got "bwrap"',
+        reason: '[sandbox.bwrap] path must be an absolute path, got "bwrap"',
       });
       expect(findBwrap({ configured: join(dir, 'repo') })).toEqual({
-        reason: `bwrap_path ${join(dir, 'repo')} is not an executable file`,
+        reason: `[sandbox.bwrap] path ${join(dir, 'repo')} is not an executable file`,
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -615,7 +615,7 @@ export function resolveWay(path: string, fs: FsView): ResolvedWay {
  * The directory each glob's literal part names (`/home/u/.ssh` for `/home/u/.ssh/*.pem`): its matches
  * may lie outside the cwd and writable roots. `/` itself is left out, too wide to scan.
  */
-function globBases(patterns: readonly string[]): string[] {
+export function globBases(patterns: readonly string[]): string[] {
   return patterns.flatMap((pattern) => {
     const parts = pattern.split('/');
     const literal = parts.findIndex((part) => /[*?[\\]/.test(part));
@@ -625,7 +625,7 @@ function globBases(patterns: readonly string[]): string[] {
 }
 
 /** Existing matches of deny-read globs under the given roots, breadth-first, bounded. */
-function expandGlobs(
+export function expandGlobs(
   patterns: readonly string[],
   roots: readonly string[],
   fs: FsView,

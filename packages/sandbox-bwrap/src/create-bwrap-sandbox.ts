@@ -139,8 +139,8 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
           reason: found.reason,
           fix:
             settings.bwrapPath === undefined
-              ? 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set bwrap_path in config.toml to the absolute path of bwrap'
-              : 'set bwrap_path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
+              ? 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap), or set [sandbox.bwrap] path in config.toml to the absolute path of bwrap'
+              : 'set [sandbox.bwrap] path in config.toml to the absolute path of an installed bwrap (command -v bwrap), or remove it to use the one on PATH',
         };
       }
       // Host programs by their canonical paths, resolved once: the launcher, the guard and bwrap run

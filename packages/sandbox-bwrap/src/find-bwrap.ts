@@ -2,7 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 /**
- * The bwrap binary to use: the configured absolute path (`bwrap_path` in the CLI's config.toml,
+ * The bwrap binary to use: the configured absolute path (`[sandbox.bwrap] path` in the CLI's config.toml,
  * `bwrapPath` in code), or the first `bwrap` on PATH whose real location is not inside the working
  * directory (a repository must not be able to plant its own). Returns the reason when there is none.
  */
@@ -14,10 +14,10 @@ export function findBwrap(options: {
   if (options.configured !== undefined) {
     // Named as the user writes it: the CLI's config key, not this setting's name in code.
     if (!isAbsolute(options.configured))
-      return { reason: `bwrap_path must be an absolute path, got "${options.configured}"` };
+      return { reason: `[sandbox.bwrap] path must be an absolute path, got "${options.configured}"` };
     return executable(options.configured)
       ? { path: options.configured }
-      : { reason: `bwrap_path ${options.configured} is not an executable file` };
+      : { reason: `[sandbox.bwrap] path ${options.configured} is not an executable file` };
   }
   const cwd = options.cwd ? safeRealpath(options.cwd) : undefined;
   for (const directory of (options.path ?? '').split(delimiter)) {

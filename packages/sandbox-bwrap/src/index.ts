@@ -36,6 +36,7 @@ export {
   type RepositoryToCheck,
 } from './path-guard.js';
 export { explainFailure } from './probe-bwrap.js';
+export { type BwrapPluginSettings, bwrapSettingsSchema, sandboxPlugin } from './sandbox-plugin.js';
 export {
   buildSeccompProgram,
   compileSeccompRules,

@@ -9,6 +9,7 @@ export {
   SEATBELT_ENFORCES,
   type SeatbeltProbeHost,
 } from './probe-seatbelt.js';
+export { sandboxPlugin } from './sandbox-plugin.js';
 export { type GlobParts, sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
 export { sbplPathRegex } from './sbpl-path-regex.js';
 export { SBPL_STRING_MAX_BYTES } from './sbpl-text.js';

@@ -11,6 +11,7 @@ export {
   WINDOWS_TOKEN_ENFORCES,
   type WindowsTokenProbeHost,
 } from './probe-windows-token.js';
+export { sandboxPlugin } from './sandbox-plugin.js';
 export type { Win32Job, Win32JobObjects } from './win32-job-objects.js';
 export {
   type AceTrustee,

@@ -84,6 +84,9 @@ export function launchAttempt(
             level: {
               backend: plan.sandboxType,
               ...(sandbox?.enforces ? { enforces: [...sandbox.enforces] } : {}),
+              ...(sandbox?.passedOver?.length
+                ? { passed_over: sandbox.passedOver.map((passed) => ({ ...passed })) }
+                : {}),
               file_system: plan.enforcement.fileSystem,
               network: plan.enforcement.network,
             },

@@ -347,6 +347,13 @@ describe('the level a command started under', () => {
       'linuxSeccomp (file system enforced, network advisory)',
     );
     expect(sandboxLevelText({ backend: 'toy', enforces: [] })).toBe('toy (enforces nothing)');
+    expect(
+      sandboxLevelText({
+        backend: 'landlock',
+        enforces: ['write_limits'],
+        passed_over: [{ backend: 'bwrap', reason: 'cannot run here: no user namespaces' }],
+      }),
+    ).toBe('landlock (enforces write_limits); preferred bwrap not used: cannot run here: no user namespaces');
   });
 
   it('is absent from results that started nothing', () => {

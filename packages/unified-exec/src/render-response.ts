@@ -216,7 +216,12 @@ export function sandboxLevelText(level: NonNullable<ExecResult['sandbox']>): str
   ];
   const declared = level.enforces ? [`enforces ${level.enforces.join(', ') || 'nothing'}`] : [];
   const detail = [strength.join(', '), ...declared].filter((part) => part !== '').join('; ');
-  return detail === '' ? readableText(level.backend) : `${readableText(level.backend)} (${detail})`;
+  const text = detail === '' ? readableText(level.backend) : `${readableText(level.backend)} (${detail})`;
+  // A fallback is said: the person configured another backend first.
+  const passed = (level.passed_over ?? []).map(
+    (passed) => `; preferred ${readableText(passed.backend)} not used: ${readableText(passed.reason)}`,
+  );
+  return text + passed.join('');
 }
 
 /** The text of a receipt, rendered from its structured result. */

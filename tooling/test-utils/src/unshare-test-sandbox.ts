@@ -26,15 +26,16 @@ const KEEP_WRITABLE = ['/dev', '/proc', '/sys'];
 export function createUnshareTestSandbox(
   options: {
     /**
-     * What its probe declares. Default what it holds against a non-root command: writes limited to the
-     * writable roots and the network off (a new network namespace). Not protected names, not read-deny
-     * (it masks the policy's deny-read paths but not `hostState.hidden`), not a proxy. A suite about
-     * something else (denial evidence) may declare more, saying why.
+     * What its probe declares. Default what it holds against a command that is not root inside, as the
+     * conformance suite checks it: writes limited to the writable roots, and read-deny (the policy's
+     * deny-read paths and `hostState.hidden` are masked). Not protected names, not network_off (no
+     * seccomp: a host unix socket stays reachable), not a proxy. A suite about something else (denial
+     * evidence, approvals) may declare more, saying why.
      */
     enforces?: readonly SandboxCapability[];
   } = {},
 ): SandboxBackend {
-  const enforces = options.enforces ?? ['write_limits', 'network_off'];
+  const enforces = options.enforces ?? ['write_limits', 'read_deny'];
   return {
     specificationVersion: SANDBOX_SPECIFICATION_VERSION,
     id: 'unshare-test',
@@ -86,6 +87,8 @@ export function createUnshareTestSandbox(
         if (entry.access === 'none')
           hidden.push({ path: entry.target.path, directory: isDirectory(entry.target.path) });
       }
+      for (const path of request.policy.hostState?.hidden ?? [])
+        hidden.push({ path, directory: isDirectory(path) });
       const restrictedFs = request.policy.fileSystem.kind === 'restricted';
       const lines = ['set -e'];
       if (restrictedFs) {

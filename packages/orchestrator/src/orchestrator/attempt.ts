@@ -17,6 +17,8 @@ export interface SelectedSandbox {
    * absent for a remote environment's backend that does not say (the exec-server there checks).
    */
   enforces?: readonly SandboxCapability[];
+  /** Backends preferred before this one that were not used, and why (`ChosenSandbox.passedOver`). */
+  passedOver?: readonly { backend: string; reason: string }[];
 }
 
 export interface AttemptContext {

@@ -318,7 +318,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
   const selectSandbox = async (
     environment: string | undefined,
     attemptPolicy: EffectivePolicy,
-  ): Promise<{ backend: SandboxBackend; enforces?: readonly SandboxCapability[] }> => {
+  ): Promise<Omit<SelectedSandbox, 'policy'>> => {
     if (environment === undefined) return sandboxes.choose(attemptPolicy);
     const backend = settings.environments![environment]!;
     const probe = await probeSafely(backend);

@@ -86,6 +86,30 @@ describe('createSandboxSelector', () => {
     );
   });
 
+  it('says which preferred backend could not run, when a later one is chosen', async () => {
+    const bwrap = fakeBackend('bwrap', {
+      probe: unavailable('bwrap: No permissions to create a new namespace', 'fix it'),
+    });
+    const landlock = fakeBackend('landlock', { probe: { available: true, enforces: ['write_limits'] } });
+    const selector = createSandboxSelector({
+      sandboxRegistry: createSandboxRegistry({ bwrap, landlock }),
+      platform: 'linux',
+    });
+    const policy: EffectivePolicy = {
+      fileSystem: {
+        kind: 'restricted',
+        entries: [{ path: { type: 'special', value: 'root' }, access: 'read' }],
+      },
+      network: 'enabled',
+    };
+    expect(await selector.choose(policy)).toMatchObject({
+      backend: { id: 'landlock' },
+      passedOver: [
+        { backend: 'bwrap', reason: 'cannot run here: bwrap: No permissions to create a new namespace' },
+      ],
+    });
+  });
+
   it('skips a preferred backend that lacks what the policy needs, and refuses when none has it', async () => {
     const policy: EffectivePolicy = {
       fileSystem: {
@@ -104,7 +128,11 @@ describe('createSandboxSelector', () => {
       enabledBackends: ['landlock', 'bwrap'],
     });
     expect((await both.select({ ...policy, network: 'restricted' })).id).toBe('landlock');
-    expect(await both.choose(policy)).toMatchObject({ backend: { id: 'bwrap' } });
+    expect(await both.choose(policy)).toMatchObject({
+      backend: { id: 'bwrap' },
+      passedOver: [{ backend: 'landlock', reason: 'does not enforce network_by_domain' }],
+    });
+    expect((await both.choose({ ...policy, network: 'restricted' })).passedOver).toEqual([]);
     expect([landlock.probes, bwrap.probes]).toEqual([1, 1]);
 
     const alone = createSandboxSelector({

@@ -1,4 +1,5 @@
 import {
+  type ConsideredBackend,
   type EffectivePolicy,
   probeSafely,
   type SandboxBackend,
@@ -24,6 +25,34 @@ export interface SandboxSelectorSettings {
 export interface ChosenSandbox {
   backend: SandboxBackend;
   enforces: readonly SandboxCapability[];
+  /**
+   * Backends preferred before the chosen one that were not used, and why (it cannot run here, or it
+   * does not enforce what the policy needs): results say so, so nobody takes the fallback for the
+   * backend they configured first.
+   */
+  passedOver: PassedOverBackend[];
+}
+
+/** A preferred backend that was not used for a command, and why. */
+export interface PassedOverBackend {
+  backend: string;
+  reason: string;
+}
+
+/** The candidates before the chosen one that were probed and not used, with why. */
+export function passedOverBackends(considered: readonly ConsideredBackend[]): PassedOverBackend[] {
+  const passed: PassedOverBackend[] = [];
+  for (const candidate of considered) {
+    if (candidate.outcome === 'chosen') break;
+    if (candidate.outcome === 'unavailable')
+      passed.push({ backend: candidate.id, reason: `cannot run here: ${candidate.reason}` });
+    else if (candidate.outcome === 'lacks')
+      passed.push({
+        backend: candidate.id,
+        reason: `does not enforce ${candidate.unmet.map((need) => need.capability).join(', ')}`,
+      });
+  }
+  return passed;
 }
 
 /** Picks the platform sandbox from the registered backends (`selectSandboxBackend` of `@ux/protocol`). */
@@ -75,7 +104,11 @@ export function createSandboxSelector(settings: SandboxSelectorSettings): Sandbo
   const choose = async (policy?: EffectivePolicy): Promise<ChosenSandbox> => {
     const selection = await survey(policy);
     if (!selection.ok) throw sandboxSelectionError(selection);
-    return { backend: selection.backend, enforces: selection.enforces };
+    return {
+      backend: selection.backend,
+      enforces: selection.enforces,
+      passedOver: passedOverBackends(selection.considered),
+    };
   };
 
   return {

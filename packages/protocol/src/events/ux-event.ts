@@ -30,6 +30,8 @@ export interface ExecCommandBeginEvent {
   sandbox_level?: {
     backend: string;
     enforces?: SandboxCapability[];
+    /** Backends preferred before this one that were not used, and why. */
+    passed_over?: { backend: string; reason: string }[];
     file_system?: Enforcement;
     network?: Enforcement;
   };

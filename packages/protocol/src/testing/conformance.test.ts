@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NoReviewerError, StdinClosedError } from '../errors/errors.js';
 import { REVIEWER_SPECIFICATION_VERSION, type Reviewer } from '../plugins/reviewer.js';
 import type { SandboxPlanRequest } from '../plugins/sandbox-backend.js';
+import type { SandboxCapability } from '../plugins/sandbox-capabilities.js';
 import { type ExecProcess, SPAWNER_SPECIFICATION_VERSION, type Spawner } from '../plugins/spawner.js';
 import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
 import { fakeBackend } from './fake-backend.js';
@@ -22,7 +23,9 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(sandboxBackendConformanceChecks(() => fakeBackend()));
     expect(failed(outcomes)).toEqual([]);
     const skipped = outcomes.filter((outcome) => outcome.status === 'skipped');
-    expect(skipped.length).toBe(10);
+    // Two runs, 19 capability checks (one Linux only), keepFds, four signal checks.
+    const runtime = process.platform === 'linux' ? 25 : 24;
+    expect(skipped.length).toBe(runtime);
     expect(skipped.every((outcome) => outcome.reason === 'fake backend (none needed)')).toBe(true);
   });
 
@@ -30,7 +33,7 @@ describe('sandbox backend conformance suite', () => {
     const outcomes = await runConformanceChecks(
       sandboxBackendConformanceChecks(() => fakeBackend(), { run: true }),
     );
-    expect(failed(outcomes)).toHaveLength(10);
+    expect(failed(outcomes)).toHaveLength(process.platform === 'linux' ? 25 : 24);
     expect(String(outcomes.find((o) => o.status === 'failed')?.error)).toContain(
       'the backend cannot run here: fake backend',
     );
@@ -86,6 +89,21 @@ describe('sandbox backend conformance suite', () => {
       'classifyDenial(), when offered, answers for any evidence and never calls exit 0 a denial',
     ],
     ['has an uppercase id', { id: 'Fake' }, 'declares ux-sandbox-v1, an id and its platforms'],
+    [
+      'declares a capability that does not exist',
+      {
+        probe: async () => ({
+          available: true as const,
+          enforces: ['write_limits', 'teleportation'] as unknown as SandboxCapability[],
+        }),
+      },
+      'probe() declares in enforces only known capabilities, each once',
+    ],
+    [
+      'declares a capability twice',
+      { probe: async () => ({ available: true as const, enforces: ['read_deny', 'read_deny'] as const }) },
+      'probe() declares in enforces only known capabilities, each once',
+    ],
   ])('fails a backend that %s', async (_, overrides, check) => {
     const outcomes = byName(
       await runConformanceChecks(
@@ -93,6 +111,26 @@ describe('sandbox backend conformance suite', () => {
       ),
     );
     expect(outcomes[check]).toBe('failed');
+  });
+
+  // Only the declaration check runs (the others would start processes).
+  const expectation = async (enforces: readonly SandboxCapability[]) =>
+    runConformanceChecks(
+      sandboxBackendConformanceChecks(
+        () => fakeBackend({ probe: async () => ({ available: true, enforces }) }),
+        { run: true, expectEnforces: ['write_limits', 'network_off'] },
+      ).filter((c) => c.name === 'probe() declares in enforces at least what the test expects'),
+    );
+
+  it('fails a backend whose probe declares less than the test expects, naming what is missing', async () => {
+    const [outcome] = await expectation(['write_limits']);
+    expect(outcome?.status).toBe('failed');
+    expect(String(outcome?.error)).toContain('lacks network_off (it declares write_limits)');
+  });
+
+  it('passes a backend whose probe declares what the test expects, and more', async () => {
+    const [outcome] = await expectation(['network_off', 'write_limits', 'read_deny']);
+    expect(outcome?.status).toBe('passed');
   });
 });
 

@@ -1,13 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { MissingCommandLineError } from '../errors/errors.js';
@@ -17,7 +8,9 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxPlanRequest,
+  type SandboxProbe,
 } from '../plugins/sandbox-backend.js';
+import { SANDBOX_CAPABILITIES, type SandboxCapability } from '../plugins/sandbox-capabilities.js';
 import type { Spawner } from '../plugins/spawner.js';
 import type { EffectivePolicy } from '../policy/file-system-policy.js';
 import {
@@ -28,6 +21,7 @@ import {
   rejection,
   within,
 } from './conformance-check.js';
+import { sandboxCapabilityChecks } from './sandbox-capability-checks.js';
 import { sandboxSignalChecks } from './sandbox-signal-checks.js';
 import { startPlan } from './start-plan.js';
 
@@ -45,6 +39,18 @@ export interface SandboxBackendConformanceOptions {
    * also run on a terminal and through `interrupt()` / `terminate()`. Without it they run on pipes only.
    */
   spawner?: Spawner;
+  /**
+   * The working directory (a writable root) the planner checks plan in. Default `/tmp`. A backend
+   * that refuses a writable root holding ux's runtime root (Landlock cannot hide `/tmp/ux-<uid>` inside
+   * a writable `/tmp`) passes another existing directory.
+   */
+  planCwd?: string;
+  /**
+   * What the backend must declare in its probe's `enforces` here. The capability checks follow the
+   * declaration (one not declared is skipped), so a declaration that loses a capability would skip its
+   * checks quietly; with this list a check fails instead.
+   */
+  expectEnforces?: readonly SandboxCapability[];
 }
 
 const ENFORCEMENTS = ['enforced', 'advisory', 'none'];
@@ -78,7 +84,7 @@ export function sandboxBackendConformanceChecks(
 ): ConformanceCheck[] {
   const shell = options.shell ?? '/bin/sh';
   const PATH = '/usr/local/bin:/usr/bin:/bin';
-  const planCwd = process.platform === 'win32' ? 'C:\\ux-conformance' : '/tmp';
+  const planCwd = options.planCwd ?? (process.platform === 'win32' ? 'C:\\ux-conformance' : '/tmp');
   const request = (overrides: Partial<SandboxPlanRequest> = {}): SandboxPlanRequest => ({
     argv: [shell, '-c', 'echo conformance'],
     cwd: planCwd,
@@ -122,6 +128,27 @@ export function sandboxBackendConformanceChecks(
             'an unavailable probe must say how to fix it (fix)',
           );
         }
+      },
+    },
+    {
+      name: 'probe() declares in enforces only known capabilities, each once',
+      run: async () => {
+        const probe = await within(10_000, createBackend().probe(), 'probe()');
+        if (!probe.available || probe.enforces === undefined) return;
+        check(
+          Array.isArray(probe.enforces),
+          `probe().enforces must be an array, got ${JSON.stringify(probe.enforces)}`,
+        );
+        for (const capability of probe.enforces)
+          check(
+            (SANDBOX_CAPABILITIES as readonly string[]).includes(capability),
+            `probe().enforces names an unknown capability ${JSON.stringify(capability)} (known: ${SANDBOX_CAPABILITIES.join(', ')})`,
+          );
+        checkEqual(
+          new Set(probe.enforces).size,
+          probe.enforces.length,
+          'distinct capabilities in probe().enforces',
+        );
       },
     },
     {
@@ -230,16 +257,26 @@ function runtimeChecks(
   PATH: string,
 ): ConformanceCheck[] {
   const mode = options.run ?? 'auto';
-  let availability: Promise<string | undefined> | undefined;
-  /** Why runtime checks cannot run here, or undefined when they can. */
-  const unavailable = () => {
-    availability ??= (async () => {
+  let probed: Promise<SandboxProbe | string> | undefined;
+  /** The probe here, or why the backend cannot run on this platform. */
+  const probeHere = () => {
+    probed ??= (async () => {
       const backend = createBackend();
       if (!backend.platforms.includes(process.platform)) return `not a ${backend.platforms.join('/')} host`;
-      const probe = await backend.probe();
-      return probe.available ? undefined : `${probe.reason} (${probe.fix})`;
+      return backend.probe();
     })();
-    return availability;
+    return probed;
+  };
+  /** Why runtime checks cannot run here, or undefined when they can. */
+  const unavailable = async () => {
+    const probe = await probeHere();
+    if (typeof probe === 'string') return probe;
+    return probe.available ? undefined : `${probe.reason} (${probe.fix})`;
+  };
+  /** What the probe declares the backend enforces here. */
+  const declaration = async () => {
+    const probe = await probeHere();
+    return typeof probe === 'object' && probe.available ? (probe.enforces ?? []) : undefined;
   };
 
   /** Makes a workspace and an outside directory, runs the body, removes both. */
@@ -287,7 +324,22 @@ function runtimeChecks(
     });
   }
 
-  const items: Omit<ConformanceCheck, 'skip'>[] = [
+  const items: Omit<ConformanceCheck, 'skip'>[] = [];
+  if (options.expectEnforces)
+    items.push({
+      name: 'probe() declares in enforces at least what the test expects',
+      run: async () => {
+        const reason = await unavailable();
+        if (reason) throw new Error(`the backend cannot run here: ${reason}`);
+        const declared = (await declaration()) ?? [];
+        const missing = options.expectEnforces!.filter((capability) => !declared.includes(capability));
+        check(
+          missing.length === 0,
+          `probe().enforces lacks ${missing.join(', ')} (it declares ${declared.join(', ') || 'nothing'})`,
+        );
+      },
+    });
+  items.push(
     {
       name: 'runs a planned command and passes its output through',
       run: () =>
@@ -306,79 +358,32 @@ function runtimeChecks(
           checkEqual(readFileSync(join(workspace, 'inside.txt'), 'utf8'), 'inside\n', 'file written inside');
         }),
     },
-    {
-      name: 'blocks writes outside the writable roots',
-      run: () =>
-        withWorkspace(async ({ workspace, outside }) => {
-          const target = join(outside, 'escaped.txt');
-          const result = await runPlanned(workspaceWrite(), workspace, `echo escaped > '${target}'`);
-          check(result.exitCode !== 0, 'writing outside the workspace should fail');
-          check(!existsSync(target), `${target} was created on the host`);
-          const verdict = createBackend().classifyDenial?.({
-            exitCode: result.exitCode,
-            output: result.output,
-          });
-          check(
-            verdict !== 'not_denied',
-            `the backend's classifier called a blocked write "not_denied": ${result.output}`,
-          );
-        }),
-    },
-    {
-      name: 'blocks writes in the working directory under read-only',
-      run: () =>
-        withWorkspace(async ({ workspace }) => {
-          const result = await runPlanned(READ_ONLY, workspace, 'echo no > blocked.txt');
-          check(result.exitCode !== 0, 'writing under read-only should fail');
-          check(!existsSync(join(workspace, 'blocked.txt')), 'blocked.txt was created on the host');
-        }),
-    },
-    {
-      name: 'hides a deny-read path from reads',
-      run: () =>
-        withWorkspace(async ({ workspace, outside }) => {
-          const secret = join(outside, 'secret.txt');
-          writeFileSync(secret, 'top-secret-value');
-          const policy = workspaceWrite();
-          if (policy.fileSystem.kind === 'restricted') {
-            policy.fileSystem.entries.push({ path: { type: 'path', path: outside }, access: 'none' });
-          }
-          const result = await runPlanned(policy, workspace, `cat '${secret}'`);
-          check(!result.output.includes('top-secret-value'), 'a deny-read file was readable');
-          check(result.exitCode !== 0, 'reading a deny-read file should fail');
-        }),
-    },
-    {
-      name: 'blocks TCP to a host listener when the network is restricted, and allows it when enabled',
-      run: () =>
-        withWorkspace(async ({ workspace }) => {
-          const server = createServer((socket) => socket.end('hello-from-host\n'));
-          let connections = 0;
-          server.on('connection', () => {
-            connections += 1;
-          });
-          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-          const port = (server.address() as { port: number }).port;
-          const probe = `"${process.execPath}" -e "require('net').connect(${port},'127.0.0.1').on('data',d=>{process.stdout.write(d);process.exit(0)}).on('error',e=>{console.error(e.code);process.exit(3)})"`;
-          try {
-            const blocked = await runPlanned(workspaceWrite('restricted'), workspace, probe);
-            check(
-              blocked.exitCode !== 0,
-              `the connection succeeded under a restricted network: ${blocked.output}`,
-            );
-            checkEqual(connections, 0, 'connections the listener accepted under a restricted network');
-            const allowed = await runPlanned(workspaceWrite('enabled'), workspace, probe);
-            check(
-              allowed.output.includes('hello-from-host'),
-              `the connection failed under an enabled network: ${allowed.output}`,
-            );
-          } finally {
-            await new Promise((resolve) => server.close(resolve));
-          }
-        }),
-    },
-  ];
+  );
 
+  for (const item of sandboxCapabilityChecks({
+    shell,
+    PATH,
+    createBackend,
+    withWorkspace,
+    workspaceWrite,
+    readOnly: READ_ONLY,
+  })) {
+    const { capability } = item;
+    items.push({
+      name: item.name,
+      run: async () => {
+        if (capability) {
+          const reason = await unavailable();
+          if (reason) throw new Error(`the backend cannot run here: ${reason}`);
+          // Checked only where declared: a capability the probe does not declare is never relied on.
+          const declared = await declaration();
+          if (!declared?.includes(capability))
+            throw new ConformanceSkip(`the probe does not declare ${capability} in enforces`);
+        }
+        await item.run();
+      },
+    });
+  }
   items.push(...sandboxSignalChecks(withPlan, options.spawner));
 
   return items.map((item) => ({

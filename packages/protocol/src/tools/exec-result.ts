@@ -75,6 +75,12 @@ export const execResultSchema = z.lazy(() =>
           .describe(
             'What that backend enforces here (write_limits, protected_names, read_deny, network_off, network_by_domain, unix_socket_control, private_tmp, process_isolation, resource_limits); absent when it did not say (a remote server).',
           ),
+        passed_over: z
+          .array(z.object({ backend: z.string(), reason: z.string() }))
+          .optional()
+          .describe(
+            'Backends preferred before this one that were not used, and why (it cannot run here, or it does not enforce what the policy needs).',
+          ),
         file_system: z
           .enum(['enforced', 'advisory', 'none'])
           .optional()

@@ -246,6 +246,24 @@ export const TOOL_JSON_SCHEMAS = {
               ],
             },
           },
+          passed_over: {
+            description:
+              'Backends preferred before this one that were not used, and why (it cannot run here, or it does not enforce what the policy needs).',
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                backend: {
+                  type: 'string',
+                },
+                reason: {
+                  type: 'string',
+                },
+              },
+              required: ['backend', 'reason'],
+              additionalProperties: false,
+            },
+          },
           file_system: {
             description: "How strongly this run's file-system limits hold.",
             type: 'string',

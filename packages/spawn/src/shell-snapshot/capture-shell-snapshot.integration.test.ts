@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runToEnd } from '@ux/protocol/testing';
 import { tempDir, useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
@@ -296,6 +296,21 @@ describe('bash', () => {
     expect(text).toMatch(/^export V='wrapped'$/m);
     // What the wrapper gave the shell is not a change made by the login files.
     expect(text).not.toMatch(/SANDBOX_VAR/);
+  });
+  it('makes the snapshot directory before the capture is planned (a sandbox shows only what exists)', async () => {
+    const { env } = home({});
+    const dir = join(tempDir('ux-snapshot-state-'), 'not-yet', 'snapshots');
+    let existedWhenPlanned: boolean | undefined;
+    captured(
+      await capture('/bin/bash', 'bash', env, {
+        file: join(dir, 'bash.sh'),
+        wrap: async (launch) => {
+          existedWhenPlanned = existsSync(dir);
+          return launch;
+        },
+      }),
+    );
+    expect(existedWhenPlanned).toBe(true);
   });
   it('checks that the file loads in the process of the capture, with the environment it started with', async () => {
     // A login file that exports BASH_ENV: the check's `bash -c`, started with the login's environment,

@@ -120,6 +120,12 @@ export async function captureShellSnapshot(
     }
   };
 
+  // Made before the capture is planned: a sandbox makes visible only the host paths that exist
+  // (`hostPaths`), so the load check inside would not find a directory made afterwards. A failure
+  // here is reported by `written`, which tries again.
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  } catch {}
   try {
     const result = await runCaptureProcess({
       launch: {
