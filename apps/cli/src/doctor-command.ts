@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator';
 import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
 import type { LocalSpawner } from '@ux/spawn';
-import { type CliSession, loadCliSession } from './cli-session.js';
+import { type CliSession, effectivePolicyFor, loadCliSession } from './cli-session.js';
 import { configPaths, everyConfigurationError } from './config-files.js';
 import { doctorConfigChecks, doctorRuleChecks } from './doctor-config-checks.js';
 import { doctorEnvironmentChecks } from './doctor-environment-checks.js';
@@ -17,6 +17,7 @@ import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
 import { createCliSandboxRegistry, pluginBackend } from './sandbox-backends.js';
+import { protectSession } from './session-protection.js';
 import { UsageError } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: ux doctor [--profile NAME] [-c KEY=VALUE]... [--json]
@@ -160,7 +161,14 @@ export async function doctorCommand(args: string[], io: Io): Promise<number> {
           enabledBackends: enabled,
           allowedBackends: settings.allowedBackends,
         });
-        const chosen = await selector.select();
+        // The session's own policy (what `ux exec` and `ux mcp` would apply here): the backend chosen is
+        // the first that enforces everything it needs, as for real commands.
+        const place = { cwd: process.cwd(), homeDir: io.env.HOME || homedir() };
+        const policy = protectSession(effectivePolicyFor(session, place), session, {
+          ...place,
+          env: io.env,
+        }).policy;
+        const chosen = await selector.select(policy);
         chosenBackend = chosen;
         checks.push({ name: `sandbox for ${mode}`, status: 'ok', detail: `${chosen.id} will be used` });
       } catch (error) {

@@ -101,7 +101,9 @@ describe('[features] shell_tool and unified_exec', () => {
     }
     const exec = await runUx(['exec', '--', 'echo through-shell-command'], home);
     expect(exec.status).toBe(0);
-    expect(exec.stdout).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nSandbox level: bwrap \(.*\)\nOutput:\nthrough-shell-command\n/);
+    expect(exec.stdout).toMatch(
+      /^Exit code: 0\nWall time: [\d.]+ seconds\nSandbox level: bwrap \(.*\)\nOutput:\nthrough-shell-command\n/,
+    );
   });
 
   it('ux mcp names a -c override or a managed pin as the place to change', async () => {

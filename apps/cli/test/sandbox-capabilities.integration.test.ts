@@ -5,7 +5,7 @@
 // level a command ran under is in its receipt. The backend is loaded through `sandbox_plugins`
 // (wt-plugins' loader): this suite runs once both are merged.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useLeakCheck } from '@ux/test-utils';
@@ -109,6 +109,21 @@ describe('a policy the chosen backend cannot enforce', () => {
     // What it can enforce, it runs (first in the order).
     const off = await runUx(['exec', '--', '/bin/sh', '-c', WHICH], home);
     expect(off.stdout).toContain('partial=yes\n');
+  });
+});
+
+describe('ux doctor', () => {
+  it("chooses for the session's own policy: a network by domain the only backend cannot enforce fails the check", async () => {
+    const home = homeWith('["partial"]');
+    writeFileSync(
+      home.config,
+      `${readFileSync(home.config, 'utf8')}\n[sandbox_workspace_write]\nnetwork = { allow = ["example.com"] }\n`,
+    );
+    const result = await runUx(['doctor'], home);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(
+      /^fail +sandbox for workspace-write +sandbox "partial" unavailable: the policy needs network_by_domain, which no usable sandbox backend enforces: partial does not enforce network_by_domain/m,
+    );
   });
 });
 

@@ -123,6 +123,9 @@ describe('sandboxes in remote environments', () => {
     expect(receipt.output).toMatch(/Read-only file system/i);
     expect(receipt.output).toContain('status=1');
     expect(ofType(events, 'exec_command_begin')[0]!.sandbox).toBe('exec-server');
+    // The level names what the server reported it applied there (bubblewrap: linuxSeccomp).
+    expect(receipt.level).toBe('exec-server: linuxSeccomp (file system enforced, network enforced)');
+    expect(ofType(events, 'exec_command_begin')[0]!.sandbox_level?.backend).toBe('exec-server: linuxSeccomp');
   });
 
   it('a server that cannot sandbox fails the call closed, with the reason; nothing runs there or here', async () => {

@@ -82,7 +82,7 @@ export function launchAttempt(
       ...(plan
         ? {
             level: {
-              backend: plan.sandboxType,
+              backend: levelBackend(plan.sandboxType, process),
               ...(sandbox?.enforces ? { enforces: [...sandbox.enforces] } : {}),
               ...(sandbox?.passedOver?.length
                 ? { passed_over: sandbox.passedOver.map((passed) => ({ ...passed })) }
@@ -113,6 +113,17 @@ export function launchAttempt(
       },
     };
   };
+}
+
+/**
+ * The backend named in a level: the plan's, and for a remote environment (`exec-server`) also the
+ * sandbox the server reported it applied (its `process/start` result: `linuxSeccomp`, `macosSeatbelt`, …),
+ * so the level says what really ran the command, not only where.
+ */
+function levelBackend(planned: string, process: unknown): string {
+  const reported = (process as { sandboxType?: unknown }).sandboxType;
+  if (planned !== 'exec-server' || typeof reported !== 'string' || reported === 'none') return planned;
+  return `exec-server: ${reported}`;
 }
 
 /** Resolves when `promise` does or after `ms`, whichever is first; never rejects. */

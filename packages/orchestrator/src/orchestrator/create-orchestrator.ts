@@ -16,7 +16,6 @@ import {
   RejectedError,
   type Reviewer,
   type SandboxBackend,
-  type SandboxCapability,
   type SandboxDeniedError,
   type SandboxPermissions,
   type SandboxPolicy,

@@ -68,7 +68,11 @@ export const execResultSchema = z.lazy(() =>
       .describe('True when output shows only the head and tail, the middle marked as dropped.'),
     sandbox: z
       .object({
-        backend: z.string().describe('The sandbox backend the command started under (bwrap, seatbelt, …).'),
+        backend: z
+          .string()
+          .describe(
+            'The sandbox backend the command started under (bwrap, seatbelt, …); in a remote environment, exec-server: and what that server reported it applied (exec-server: linuxSeccomp).',
+          ),
         enforces: z
           .array(z.enum(SANDBOX_CAPABILITIES))
           .optional()

@@ -225,7 +225,8 @@ export const TOOL_JSON_SCHEMAS = {
         properties: {
           backend: {
             type: 'string',
-            description: 'The sandbox backend the command started under (bwrap, seatbelt, …).',
+            description:
+              'The sandbox backend the command started under (bwrap, seatbelt, …); in a remote environment, exec-server: and what that server reported it applied (exec-server: linuxSeccomp).',
           },
           enforces: {
             description:
