@@ -1,13 +1,15 @@
 // Issue 31's fallback, through the built ux: on a host where bubblewrap cannot start (here its
 // `[sandbox.bwrap] path` is a wrapper that fails as bwrap does without unprivileged user namespaces),
 // `ux exec` and `ux mcp` pick the Landlock backend that `sandbox_plugins` loaded, by preference, and say
-// so; a policy Landlock cannot enforce (the network by domain) is refused and nothing runs.
+// so; a policy Landlock cannot enforce (the network by domain) is refused and nothing runs; `ux
+// exec-server` on such a host runs its clients' commands under Landlock too.
 
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  BIN,
   connectMcp,
   makeHome,
   runUx,
@@ -118,5 +120,45 @@ describe('bubblewrap cannot start: Landlock by preference', () => {
     const text = (answer.content as { type: string; text: string }[]).map((part) => part.text).join('');
     expect(text).toContain('landlock does not enforce network_by_domain');
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("ux exec-server on that host runs a client's command under Landlock, and refuses a git workspace it cannot protect", async () => {
+    const server = landlockHome();
+    const client = makeHome();
+    writeFileSync(
+      client.config,
+      [
+        '[environments.box]',
+        `command = ${JSON.stringify([
+          'env',
+          `HOME=${server.home}`,
+          `UX_HOME=${server.home}`,
+          `UX_REQUIREMENTS=${server.requirements}`,
+          process.execPath,
+          BIN,
+          'exec-server',
+          '--listen',
+          'stdio',
+        ])}`,
+        '',
+      ].join('\n'),
+    );
+    const outside = join(server.home, 'outside-remote');
+    const ran = await runUx(
+      ['exec', '--env', 'box', '--', `echo remote > made-remote; echo x > ${outside}; echo rc=$?`],
+      client,
+    );
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(/^Sandbox level: exec-server: landlock \(/m);
+    expect(ran.stdout).toMatch(/outside-remote: Permission denied\nrc=[12]\n/);
+    expect(existsSync(join(client.workspace, 'made-remote'))).toBe(true);
+    expect(existsSync(outside)).toBe(false);
+
+    mkdirSync(join(client.workspace, '.git'));
+    writeFileSync(join(client.workspace, '.git', 'config'), '[core]\n');
+    const refused = await runUx(['exec', '--env', 'box', '--', 'echo should-not-run > ran'], client);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/\.git\/config exists inside the writable root/);
+    expect(existsSync(join(client.workspace, 'ran'))).toBe(false);
   });
 });
