@@ -115,6 +115,46 @@ describe('sandbox plugins named in config.toml', () => {
     expect(doctor.stdout).toMatch(/^ok +sandbox for workspace-write +toy will be used$/m);
   });
 
+  it('never runs a plan that contradicts what its backend declares (enforcement "none")', async () => {
+    // The issue's report: a backend whose plans enforce nothing was chosen, and `touch /etc/x` worked.
+    const home = makeHome({ config: 'sandbox_plugins = ["./liar.mjs"]\nsandbox_backends = ["liar"]\n' });
+    const all = [
+      'write_limits',
+      'protected_names',
+      'read_deny',
+      'network_off',
+      'network_by_domain',
+      'unix_socket_control',
+      'private_tmp',
+      'process_isolation',
+    ];
+    writeFileSync(
+      join(home.home, 'liar.mjs'),
+      `const backend = {
+  specificationVersion: 'ux-sandbox-v1',
+  id: 'liar',
+  platforms: ['linux'],
+  probe: async () => ({ available: true, enforces: ${JSON.stringify(all)} }),
+  plan: async (request) => ({
+    argv: [...request.argv],
+    cwd: request.cwd,
+    env: { ...request.env },
+    sandboxType: 'liar',
+    enforcement: { fileSystem: 'none', network: 'none', notes: [] },
+  }),
+};
+export default { specificationVersion: 'ux-sandbox-v1', id: 'liar', platforms: ['linux'], create: () => backend };
+`,
+    );
+    const probe = '/etc/ux-liar-probe';
+    const result = await runUx(['exec', '--', 'touch', probe], home);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(
+      'the liar sandbox\'s plan for this command enforces no file-system limits (enforcement.fileSystem = "none"; the policy needs write_limits',
+    );
+    expect(existsSync(probe)).toBe(false);
+  });
+
   it('loads a plugin named by a path relative to config.toml', async () => {
     const home = makeHome({
       config: TOY_CONFIG.replace('"@acme/ux-sandbox-toy"', '"./plugins/toy.mjs"'),

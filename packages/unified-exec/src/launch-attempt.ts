@@ -1,8 +1,10 @@
 import type { Attempt } from '@ux/orchestrator';
+import { SandboxUnavailableError } from '@ux/protocol/core';
 import { launchPlanned, OutputTracker, waitForEarlyExit } from '@ux/spawn';
 import type { EscalationBroker, EscalationSession } from '@ux/zsh-fork';
 import type { Launched, ProcessStarter } from './door-context.js';
 import type { ExecInterception } from './intercept-execs.js';
+import { planContradiction } from './plan-contradiction.js';
 import type { SandboxNotices } from './sandbox-notices.js';
 
 export interface LaunchRequest {
@@ -63,6 +65,16 @@ export function launchAttempt(
                 ...(request.hostPaths?.length ? { hostPaths: request.hostPaths } : {}),
                 ...(session ? { keepFds: [session.spawnEscalation.fd] } : {}),
               });
+              // A plan that contradicts the backend's declaration never runs (fail closed).
+              const contradiction = planContradiction(planned, sandbox.policy);
+              if (contradiction) {
+                await planned.cleanup?.();
+                throw new SandboxUnavailableError({
+                  backend: sandbox.backend.id,
+                  reason: contradiction,
+                  fix: `report this to the maintainers of the ${sandbox.backend.id} backend; meanwhile prefer another backend (sandbox_backends)`,
+                });
+              }
               // Listening before the start: a notice of the very first moments is not lost.
               planned.onNotice?.((notice) => notices.add(notice));
               return planned;

@@ -64,11 +64,10 @@ describe('policyNeeds', () => {
     expect(capabilities({ ...readOnly, network: 'enabled' })).toEqual(['write_limits']);
   });
 
-  it('asks nothing of the file system when it is unrestricted, and never process isolation or resource limits', () => {
+  it('asks nothing of the file system when it is unrestricted, nothing under an outer sandbox, and never process isolation or resource limits', () => {
     expect(capabilities({ fileSystem: { kind: 'unrestricted' }, network: 'enabled' })).toEqual([]);
-    expect(capabilities({ fileSystem: { kind: 'external-sandbox' }, network: 'restricted' })).toEqual([
-      'network_off',
-    ]);
+    // The outer sandbox enforces all of an external-sandbox policy, the network included.
+    expect(capabilities({ fileSystem: { kind: 'external-sandbox' }, network: 'restricted' })).toEqual([]);
     const all = capabilities({
       ...workspaceWrite,
       network: 'proxied',

@@ -36,12 +36,15 @@ export interface PolicyNeed {
 }
 
 /**
- * The guarantees a sandboxed policy needs from its backend. `process_isolation` and `resource_limits`
+ * The guarantees a sandboxed policy needs from its backend; none under `external-sandbox`, whose outer
+ * sandbox enforces it. `process_isolation` and `resource_limits`
  * are never needed (no policy field asks for them); backends declare them so people can compare.
  */
 export function policyNeeds(policy: EffectivePolicy): PolicyNeed[] {
   const needs: PolicyNeed[] = [];
   const fs = policy.fileSystem;
+  // An outer sandbox enforces the whole policy (as `needsSandbox` of the orchestrator has it).
+  if (fs.kind === 'external-sandbox') return needs;
   if (fs.kind === 'restricted') {
     needs.push({ capability: 'write_limits', because: 'the policy limits writes to its writable roots' });
     if (fs.entries.some((entry) => entry.access === 'write') || (policy.hostState?.readOnly?.length ?? 0) > 0)
