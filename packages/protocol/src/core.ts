@@ -56,6 +56,7 @@ export {
 } from './network/proxy-environment.js';
 export { HeadTailBuffer } from './output/head-tail-buffer.js';
 export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
+export { checkPosixPlanRequest } from './plugins/check-posix-plan-request.js';
 export {
   type BackendFailure,
   firstAvailableBackend,

@@ -1,10 +1,9 @@
 import { posix } from 'node:path';
 import {
+  checkPosixPlanRequest,
   type FsView,
   globToRegExp,
-  InvalidArgumentsError,
   isUnder,
-  MissingCommandLineError,
   PROXY_BRIDGE_PORT,
   protectedEntryFor,
   proxyEnvironment,
@@ -118,25 +117,7 @@ interface MountOp {
  * a private /proc, the seccomp program on fd 3. Pure: it only reads through `host.fs`.
  */
 export function planBwrap(request: SandboxPlanRequest, host: BwrapHost): BwrapPlan {
-  if (request.argv.length === 0) throw new MissingCommandLineError();
-  if (!request.cwd.startsWith('/')) {
-    throw new InvalidArgumentsError({
-      tool: 'bwrap plan',
-      issues: [{ path: 'cwd', message: `must be absolute, got "${request.cwd}"` }],
-    });
-  }
-  const badFd = request.keepFds?.find((fd) => !Number.isInteger(fd) || fd < 10 || fd > 1023);
-  if (badFd !== undefined) {
-    throw new InvalidArgumentsError({
-      tool: 'bwrap plan',
-      issues: [
-        {
-          path: 'keepFds',
-          message: `descriptors to keep must be whole numbers from 10 to 1023, got ${badFd}`,
-        },
-      ],
-    });
-  }
+  checkPosixPlanRequest(request, 'bwrap plan');
 
   const layout = resolveSandboxLayout(
     request.policy,

@@ -1,9 +1,8 @@
 import { posix } from 'node:path';
 import {
+  checkPosixPlanRequest,
   type FsView,
-  InvalidArgumentsError,
   isUnder,
-  MissingCommandLineError,
   protectedEntryFor,
   resolveSandboxLayout,
   type SandboxCapability,
@@ -122,25 +121,7 @@ function refuse(reason: string, fix: string = FIX_USE_BWRAP): never {
  * Pure: it only reads through `host.fs`.
  */
 export function planLandlock(request: SandboxPlanRequest, host: LandlockHost): LandlockPlan {
-  if (request.argv.length === 0) throw new MissingCommandLineError();
-  if (!request.cwd.startsWith('/')) {
-    throw new InvalidArgumentsError({
-      tool: 'landlock plan',
-      issues: [{ path: 'cwd', message: `must be absolute, got "${request.cwd}"` }],
-    });
-  }
-  const badFd = request.keepFds?.find((fd) => !Number.isInteger(fd) || fd < 10 || fd > 1023);
-  if (badFd !== undefined) {
-    throw new InvalidArgumentsError({
-      tool: 'landlock plan',
-      issues: [
-        {
-          path: 'keepFds',
-          message: `descriptors to keep must be whole numbers from 10 to 1023, got ${badFd}`,
-        },
-      ],
-    });
-  }
+  checkPosixPlanRequest(request, 'landlock plan');
   if (host.abi < LANDLOCK_MIN_ABI)
     refuse(
       'the kernel has no Landlock',
