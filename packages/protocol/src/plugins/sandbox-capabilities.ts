@@ -6,7 +6,10 @@ import type { EffectivePolicy } from '../policy/file-system-policy.js';
  * (`policyNeeds`). A backend that declares nothing enforces nothing and runs no sandboxed policy.
  */
 export const SANDBOX_CAPABILITIES = [
-  /** Writes land only inside the policy's writable roots. */
+  /**
+   * Writes (contents, names, links) land only inside the policy's writable roots. A backend that
+   * cannot also hold mode bits and times there (Landlock) says so in its plans' notes.
+   */
   'write_limits',
   /** Protected names inside writable roots (`.git`, `.ux`, start-up files, ux's state) stay read-only; created ones are pre-empted or taken away. */
   'protected_names',
