@@ -23,7 +23,6 @@ import {
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxCapability,
-  type SandboxNotice,
   type SandboxProbe,
   SandboxUnavailableError,
   uxRuntimeRoot,
@@ -33,6 +32,7 @@ import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findGitTemplateDir, trackCreatedRepositories } from './created-repositories.js';
 import { findBwrap } from './find-bwrap.js';
+import { guardedLaunchPlan } from './guarded-launch-plan.js';
 import { checkedNativeBinary } from './native-path.js';
 import { createPathGuard, type PathGuard } from './path-guard.js';
 import { planFsView } from './plan-fs-view.js';
@@ -282,32 +282,11 @@ export function createBwrapSandbox(settings: BwrapSandboxSettings = {}): BwrapSa
         homeDir: settings.homeDir ?? homedir(),
         disableUserns: state.disableUserns,
       });
-      // Notices are kept for listeners that subscribe later; the watch is in place before the plan is
-      // returned, so before anything runs under it. A guard that cannot watch fails the plan (closed).
-      const notices: SandboxNotice[] = [];
-      const listeners = new Set<(notice: SandboxNotice) => void>();
-      const watch = await state.guard.watch(plan.guardTargets, (notice) => {
-        notices.push(notice);
-        for (const listener of listeners) listener(notice);
-      });
-      return {
-        argv: plan.argv,
-        cwd: request.cwd,
-        env: plan.env,
-        sandboxType: 'bwrap',
-        enforcement: { fileSystem: 'enforced', network: 'enforced', notes: plan.notes },
-        // The sandbox has ended: check the repositories the command created (docs/protected-paths.md).
-        cleanup: async () => {
-          const scan = repositories.scan(plan.layout, policy, plannedAt);
-          await watch.stop({ repositories: scan.checks });
-          repositories.remember(scan.workTrees);
-        },
-        onNotice(listener) {
-          for (const notice of notices) listener(notice);
-          listeners.add(listener);
-          return () => listeners.delete(listener);
-        },
-      };
+      return guardedLaunchPlan(
+        { ...plan, cwd: request.cwd, sandboxType: 'bwrap', policy, plannedAt },
+        state.guard,
+        repositories,
+      );
     },
 
     classifyDenial: classifyBwrapDenial,

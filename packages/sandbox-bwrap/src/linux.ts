@@ -18,6 +18,7 @@ export {
   type RepositoryScan,
   trackCreatedRepositories,
 } from './created-repositories.js';
+export { type GuardedPlanInput, guardedLaunchPlan } from './guarded-launch-plan.js';
 export { checkedNativeBinary, type NativeBinaryName, nativeBinaryPath } from './native-path.js';
 export {
   createPathGuard,

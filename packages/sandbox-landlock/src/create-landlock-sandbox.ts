@@ -11,7 +11,6 @@ import {
   privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
-  type SandboxNotice,
   type SandboxProbe,
   SandboxUnavailableError,
   uxRuntimeRoots,
@@ -21,6 +20,7 @@ import {
   checkedNativeBinary,
   createPathGuard,
   findGitTemplateDir,
+  guardedLaunchPlan,
   hostSeccompArch,
   type PathGuard,
   planFsView,
@@ -201,29 +201,11 @@ export function createLandlockSandbox(settings: LandlockSandboxSettings = {}): L
           hostPrograms: [state.launcher, state.guardBinary, state.remover],
         },
       );
-      const notices: SandboxNotice[] = [];
-      const listeners = new Set<(notice: SandboxNotice) => void>();
-      const watch = await state.guard.watch(plan.guardTargets, (notice) => {
-        notices.push(notice);
-        for (const listener of listeners) listener(notice);
-      });
-      return {
-        argv: plan.argv,
-        cwd: request.cwd,
-        env: plan.env,
-        sandboxType: LANDLOCK_BACKEND_ID,
-        enforcement: { fileSystem: 'enforced', network: 'enforced', notes: plan.notes },
-        cleanup: async () => {
-          const scan = repositories.scan(plan.layout, policy, plannedAt);
-          await watch.stop({ repositories: scan.checks });
-          repositories.remember(scan.workTrees);
-        },
-        onNotice(listener) {
-          for (const notice of notices) listener(notice);
-          listeners.add(listener);
-          return () => listeners.delete(listener);
-        },
-      };
+      return guardedLaunchPlan(
+        { ...plan, cwd: request.cwd, sandboxType: LANDLOCK_BACKEND_ID, policy, plannedAt },
+        state.guard,
+        repositories,
+      );
     },
 
     classifyDenial: classifyLandlockDenial,
