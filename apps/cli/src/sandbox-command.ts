@@ -111,7 +111,12 @@ export async function sandboxCommand(args: string[], io: Io): Promise<number> {
       HELP_COMMAND,
     );
   // The first backend that enforces everything this policy needs; none → refused with what is missing.
-  const backend = await selector.select(policy);
+  const { backend, passedOver } = await selector.choose(policy);
+  // A fallback is said: the person configured another backend first.
+  for (const passed of passedOver)
+    io.stderr(
+      `ux sandbox: ${backend.id}; preferred ${readableText(passed.backend)} not used: ${readableText(passed.reason)}\n`,
+    );
   const tty = Boolean(process.stdin.isTTY);
   // Opened before the proxy starts, so a log that cannot be written leaves nothing running.
   const log = logPath === undefined ? undefined : openNetworkLog(logPath, cwd, io);

@@ -68,6 +68,20 @@ describe('bubblewrap cannot start: Landlock by preference', () => {
     expect(existsSync(outside)).toBe(false);
   });
 
+  it('ux sandbox runs under Landlock and says on stderr which preferred backend it passed over', async () => {
+    const home = landlockHome();
+    const result = await runUx(
+      ['sandbox', '--', 'sh', '-c', 'echo ran; touch /etc/ux-landlock-sandbox; echo rc=$?'],
+      home,
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^ran\n(.*\n)?rc=1\n$/);
+    expect(result.stderr).toMatch(
+      /^ux sandbox: landlock; preferred bwrap not used: cannot run here: .*No permissions to create a new namespace/m,
+    );
+    expect(existsSync('/etc/ux-landlock-sandbox')).toBe(false);
+  });
+
   it('ux exec in a real terminal says the same', async () => {
     const home = landlockHome();
     const ux = await startUxInTerminal(['exec', '--tty', '--', 'sh', '-c', 'echo in-terminal; tty'], home);
