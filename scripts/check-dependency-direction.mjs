@@ -8,8 +8,9 @@
 //       package's source must take it from `dependencies` or `peerDependencies`, not devDependencies);
 //   (b) a relative import leaves the package directory (a sibling's `dist/` or `src/`);
 //   (c) a published package's source imports a test helper (its `test/`, a `*.test.ts`, fixtures) or a
-//       test-only package (a private workspace package, vitest) it does not declare as a peer (a
-//       conformance kit that runs inside the user's test runner does);
+//       test-only package (a private workspace package, a conformance kit's `./testing` entry or
+//       `*-testing` package, vitest) it does not declare as a peer (a conformance kit that runs inside
+//       the user's test runner does);
 //   (d) an import goes against the direction: a package's files may import only the packages ALLOWED
 //       names for it; test files may also import the private tooling packages.
 // Each failure names file:line, the import and the rule. Run from the root: `pnpm run check` runs it.
@@ -57,6 +58,9 @@ const ALLOWED = {
 
 /** Packages that exist only to test: never imported by a published package's source. */
 const TEST_ONLY_EXTERNAL = ['vitest', '@vitest/'];
+
+/** A conformance kit: a `./testing` entry (`@ux/protocol/testing`) or a `*-testing` package. */
+const isTestingEntry = (specifier) => /\/testing(\/|$)/.test(specifier) || /-testing(\/|$)/.test(specifier);
 
 const root = process.cwd();
 const git = (...args) => execFileSync('git', args, { encoding: 'utf8', cwd: root });
@@ -206,9 +210,10 @@ for (const pkg of packages) {
       if (specifier.startsWith('node:')) continue;
       const name = packageOf(specifier);
       const workspace = byName.get(name);
-      if (pkg.published && !testFile) {
+      if (pkg.published && !testFile && name !== pkg.name) {
         const testOnly =
-          (workspace && !workspace.published) || TEST_ONLY_EXTERNAL.some((t) => specifier.startsWith(t));
+          (workspace && (!workspace.published || isTestingEntry(specifier))) ||
+          TEST_ONLY_EXTERNAL.some((t) => specifier.startsWith(t));
         if (testOnly && !pkg.peers.has(name)) {
           failures.push(`${where} is a test-only package imported by published source (rule c)`);
           continue;
