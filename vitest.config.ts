@@ -17,36 +17,43 @@ const NOT_INTEGRATION = '**/!(*.integration).test.ts';
 
 const UNIT_SETUP = resolve('tooling/vitest/unit-setup.ts');
 
-function workspaceProjects(): TestProjectInlineConfiguration[] {
-  const projects: TestProjectInlineConfiguration[] = [];
+/** Every workspace package directory with a vitest.config.ts, and the project name it gets. */
+function packageDirs(): { root: string; name: string }[] {
+  const dirs: { root: string; name: string }[] = [];
   for (const group of ['packages', 'apps', 'tooling']) {
     for (const entry of readdirSync(group, { withFileTypes: true })) {
-      const root = join(group, entry.name);
-      const config = join(root, 'vitest.config.ts');
-      if (!entry.isDirectory() || !existsSync(config)) continue;
-      projects.push(
-        {
-          extends: `./${config}`,
-          test: {
-            root,
-            name: `${entry.name}:unit`,
-            exclude: [INTEGRATION],
-            setupFiles: [UNIT_SETUP],
-            // Pure code: files share a worker's module cache instead of importing everything anew
-            // (a process per file made the unit run four times slower). Native state is shared too:
-            // koffi's type registry is process-wide, so one test file declares the Win32 types.
-            pool: 'threads',
-            isolate: false,
-          },
-        },
-        {
-          extends: `./${config}`,
-          test: { root, name: `${entry.name}:integration`, exclude: [NOT_INTEGRATION] },
-        },
-      );
+      if (entry.isDirectory()) dirs.push({ root: join(group, entry.name), name: entry.name });
     }
   }
-  return projects;
+  // The suites that compose several packages (`@ux/e2e`, private).
+  dirs.push({ root: 'e2e', name: 'e2e' });
+  return dirs.filter(({ root }) => existsSync(join(root, 'vitest.config.ts')));
+}
+
+function workspaceProjects(): TestProjectInlineConfiguration[] {
+  return packageDirs().flatMap(({ root, name }) => {
+    const config = join(root, 'vitest.config.ts');
+    return [
+      {
+        extends: `./${config}`,
+        test: {
+          root,
+          name: `${name}:unit`,
+          exclude: [INTEGRATION],
+          setupFiles: [UNIT_SETUP],
+          // Pure code: files share a worker's module cache instead of importing everything anew
+          // (a process per file made the unit run four times slower). Native state is shared too:
+          // koffi's type registry is process-wide, so one test file declares the Win32 types.
+          pool: 'threads',
+          isolate: false,
+        },
+      },
+      {
+        extends: `./${config}`,
+        test: { root, name: `${name}:integration`, exclude: [NOT_INTEGRATION] },
+      },
+    ];
+  });
 }
 
 export default defineConfig({

@@ -10,12 +10,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { uxRuntimeRoot } from '@ux/protocol';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
+import { UX_BIN } from '../lib/ux-cli.mjs';
 
-const ux = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'dist', 'ux.cjs');
+const ux = UX_BIN;
 const cwd = mkdtempSync(join(tmpdir(), 'ux-bench-cli-'));
 const home = mkdtempSync(join(tmpdir(), 'ux-bench-cli-home-'));
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, UX_HOME: home, SHELL: '/bin/bash' };

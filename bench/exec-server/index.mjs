@@ -11,7 +11,8 @@ import { createExecServerSpawner, spawnStdioExecServer } from '@ux/exec-server-c
 import { alternate, report, timeMs } from '../lib/report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const OURS = join(root, 'packages/exec-server/dist/testing/exec-server-bin.js');
+// The test server of @ux/e2e: runExecServer with the bwrap backend.
+const OURS = fileURLToPath(import.meta.resolve('@ux/e2e/exec-server-bin'));
 const CODEX = join(
   root,
   'interop/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',

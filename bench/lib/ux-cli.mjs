@@ -2,12 +2,13 @@
 import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The CLI package's manifest, resolved by name (the benchmarks depend on `@ux/cli`). */
+const CLI_MANIFEST = createRequire(import.meta.url).resolve('@ux/cli/package.json');
 
 /** The CLI as users run it (build it first: `pnpm --filter @ux/cli build`). */
-export const UX_BIN = join(root, 'apps', 'cli', 'dist', 'ux.cjs');
+export const UX_BIN = join(dirname(CLI_MANIFEST), 'dist', 'ux.cjs');
 
 /**
  * A HOME and UX_HOME with a workspace, outside /tmp (commands get a private /tmp), as the CLI's tests
@@ -33,7 +34,7 @@ export function makeUxHome(prefix, { tmp = false, proxyHosts } = {}) {
 
 /** The official MCP SDK's client and stdio transport, as the CLI's tests use them (apps/cli depends on it). */
 export async function loadMcpClient() {
-  const fromCli = createRequire(join(root, 'apps', 'cli', 'package.json'));
+  const fromCli = createRequire(CLI_MANIFEST);
   const sdk = (path) => import(pathToFileURL(fromCli.resolve(`@modelcontextprotocol/sdk/${path}`)).href);
   const { Client } = await sdk('client/index.js');
   const { StdioClientTransport } = await sdk('client/stdio.js');

@@ -1,12 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'testing/exec-server-bin': 'src/testing/exec-server-bin.ts' },
+  entry: ['src/index.ts'],
   format: ['esm'],
   target: 'node20',
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: true,
   sourcemap: true,
   clean: true,
-  // The test bin's sandbox backend is a devDependency: load it, do not bundle it.
-  external: ['@ux/sandbox-bwrap'],
 });

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'orchestrator',
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // `pnpm coverage` in this package: branch coverage of the gate module (the attempt loop and its
     // retry gates) must stay at 100%. The root run ignores these options.
     coverage: {

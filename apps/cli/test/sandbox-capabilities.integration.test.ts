@@ -6,19 +6,19 @@
 // (wt-plugins' loader): this suite runs once both are merged.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { makeHome, mcpClient, runUx, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
 
-/** The bubblewrap backend's plugin module (built): the partial backend below plans through it. */
-const BWRAP_PLUGIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../../packages/sandbox-bwrap/dist/sandbox-plugin.js',
-);
+/**
+ * The bubblewrap backend's plugin module (built; resolved by name, the CLI depends on it): the partial
+ * backend below plans through it.
+ */
+const BWRAP_PLUGIN = createRequire(import.meta.url).resolve('@ux/sandbox-bwrap/plugin');
 
 /**
  * A backend that declares less than bubblewrap under it enforces, as a backend without a proxy bridge

@@ -4,19 +4,19 @@
 // runs; mistakes in a plugin's export or settings are reported at the file:line that named them.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { makeHome, runUx, type UxHome } from './cli-harness.js';
 
 useLeakCheck();
 
-/** The bubblewrap backend's plugin module (built): the toy backend below plans through it. */
-const BWRAP_PLUGIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../../packages/sandbox-bwrap/dist/sandbox-plugin.js',
-);
+/**
+ * The bubblewrap backend's plugin module (built; resolved by name, the CLI depends on it): the toy backend
+ * below plans through it.
+ */
+const BWRAP_PLUGIN = createRequire(import.meta.url).resolve('@ux/sandbox-bwrap/plugin');
 
 /**
  * A third party's backend, as its own ES module package: bubblewrap underneath (the module named by

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { deferred } from '../test/test-kit.js';
 import { compileDomainPolicy } from './domain-policy.js';
 import { createNetworkDecider, type NetworkAccessRequest, type NetworkAskAnswer } from './network-decider.js';
 import { normalizeHost } from './normalize-host.js';
-import { deferred } from './test-kit.js';
 
 const target = (host: string, port = 443) => ({ host: normalizeHost(host)!, port });
 const never = new AbortController().signal;

@@ -3,8 +3,6 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { NetworkConnectionEvent } from './connection-record.js';
-import { createNetworkProxy, type NetworkProxyOptions } from './create-network-proxy.js';
 import {
   curl,
   dial,
@@ -21,7 +19,9 @@ import {
   socks5Request,
   startEcho,
   startOrigin,
-} from './test-kit.js';
+} from '../test/test-kit.js';
+import type { NetworkConnectionEvent } from './connection-record.js';
+import { createNetworkProxy, type NetworkProxyOptions } from './create-network-proxy.js';
 
 useLeakCheck();
 

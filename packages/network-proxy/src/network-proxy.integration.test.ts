@@ -3,9 +3,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { NetworkConnectionEvent } from './connection-record.js';
-import { createNetworkProxy, type NetworkProxyOptions } from './create-network-proxy.js';
-import type { NetworkAccessRequest, NetworkAskAnswer } from './network-decider.js';
 import {
   curl,
   deferred,
@@ -24,7 +21,10 @@ import {
   socks5Request,
   startEcho,
   startOrigin,
-} from './test-kit.js';
+} from '../test/test-kit.js';
+import type { NetworkConnectionEvent } from './connection-record.js';
+import { createNetworkProxy, type NetworkProxyOptions } from './create-network-proxy.js';
+import type { NetworkAccessRequest, NetworkAskAnswer } from './network-decider.js';
 
 useLeakCheck();
 

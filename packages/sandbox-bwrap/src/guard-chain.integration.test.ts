@@ -31,7 +31,7 @@ import {
   quarantineEntries,
   settled,
   waitFor,
-} from './guard-test-helpers.js';
+} from '../test/guard-test-helpers.js';
 import type { GuardTarget } from './path-guard.js';
 
 useLeakCheck();

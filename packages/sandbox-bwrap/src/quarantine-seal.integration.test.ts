@@ -19,7 +19,6 @@ import {
 import { join } from 'node:path';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { findBwrap } from './find-bwrap.js';
 import {
   builtGuard,
   collector,
@@ -29,7 +28,8 @@ import {
   quarantineEntries,
   treeOf,
   waitFor,
-} from './guard-test-helpers.js';
+} from '../test/guard-test-helpers.js';
+import { findBwrap } from './find-bwrap.js';
 
 useLeakCheck();
 

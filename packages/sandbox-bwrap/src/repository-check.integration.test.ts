@@ -17,8 +17,15 @@ import {
 import { join } from 'node:path';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  builtGuard,
+  collector,
+  exists,
+  newGuard,
+  quarantineEntries,
+  treeOf,
+} from '../test/guard-test-helpers.js';
 import { findGitTemplateDir } from './created-repositories.js';
-import { builtGuard, collector, exists, newGuard, quarantineEntries, treeOf } from './guard-test-helpers.js';
 import type { GuardTarget, PathGuard } from './path-guard.js';
 
 useLeakCheck();

@@ -2,29 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
-import { createLocalSpawner } from '@ux/spawn';
-import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
-import { afterAll, beforeAll } from 'vitest';
+import { useLeakCheck } from '@ux/test-utils';
+import { afterAll } from 'vitest';
 import { createLandlockSandbox } from './create-landlock-sandbox.js';
 
-// What ABI 3 and later enforce (the probe adds nothing above ABI 3; see the README).
-const LANDLOCK_ABI3_ENFORCES = [
-  'write_limits',
-  'protected_names',
-  'read_deny',
-  'network_off',
-  'private_tmp',
-] as const;
-
-// Runs for real: where Landlock or seccomp cannot be loaded these checks fail with the probe's reason.
-// The local spawner adds the PTY signal checks (Ctrl-C on a terminal, interrupt() and terminate()).
-// The planner checks plan in a directory of their own: by default they make /tmp a writable root, and
-// where ux's runtime root is /tmp/ux-<uid> Landlock refuses that plan (it cannot hide the runtime root
-// inside a writable /tmp; landlock-plan.test.ts checks the refusal).
+// The plugin against the contract alone: the protocol's suite, run for real on pipes, the declaration
+// pinned (what ABI 3 and later enforce). The same suite with the local spawner's PTY signal checks,
+// and at older ABIs, runs in e2e/test/sandbox-landlock/ (this package does not depend on @ux/spawn).
+// The planner checks plan in a directory of their own: where ux's runtime root is /tmp/ux-<uid>,
+// Landlock refuses a plan that makes /tmp writable (landlock-plan.test.ts checks the refusal).
 const planCwd = mkdtempSync(join(tmpdir(), 'ux-landlock-plan-'));
 const backend = createLandlockSandbox();
-const spawner = createLocalSpawner();
-beforeAll(() => warmUpSpawner(spawner));
 useLeakCheck();
 afterAll(async () => {
   await backend.close();
@@ -34,8 +22,7 @@ describeConformance(
   'landlock',
   sandboxBackendConformanceChecks(() => backend, {
     run: true,
-    spawner,
     planCwd,
-    expectEnforces: LANDLOCK_ABI3_ENFORCES,
+    expectEnforces: ['write_limits', 'protected_names', 'read_deny', 'network_off', 'private_tmp'],
   }),
 );

@@ -1,9 +1,9 @@
 import { type EffectivePolicy, type FileSystemEntry, memoryFsView } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { type Decision, evaluateSbpl } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { parseSbpl } from './parse-sbpl.js';
 import { planSeatbelt, type SeatbeltPlan } from './seatbelt-plan.js';
-import { type Decision, evaluateSbpl } from './test-support.js';
 
 /*
  * macOS volumes are case-insensitive by default: `.GIT/config` is `.git/config`. These tests read the

@@ -9,10 +9,10 @@ import {
   type SandboxPlanRequest,
 } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { macFs } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { SEATBELT_BASE_POLICY } from './seatbelt-base-policy.js';
 import { planSeatbelt, type SeatbeltHostFacts, type SeatbeltPlan } from './seatbelt-plan.js';
-import { macFs } from './test-support.js';
 
 // Golden files are rewritten only when asked: UPDATE_GOLDEN=1 pnpm exec vitest run --project sandbox-seatbelt
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'golden');

@@ -10,11 +10,11 @@ import {
   uxRuntimeRoot,
 } from '@ux/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { evaluateSbpl, macFs } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { withPrivatePrefix } from './macos-path.js';
 import { planSeatbelt, type SeatbeltPlan } from './seatbelt-plan.js';
 import { createSeatbeltSandbox } from './seatbelt-sandbox.js';
-import { evaluateSbpl, macFs } from './test-support.js';
 
 /*
  * The trust-boundary fields of the policy (ux's hidden directories, a private /tmp, the paths the

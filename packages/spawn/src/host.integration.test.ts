@@ -5,7 +5,7 @@ import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { defaultHelperPath } from './helper-path.js';
 
-const HOST = fileURLToPath(new URL('./fixtures/spawn-host.mjs', import.meta.url));
+const HOST = fileURLToPath(new URL('../test/fixtures/spawn-host.mjs', import.meta.url));
 const HELPER = defaultHelperPath();
 
 useLeakCheck();

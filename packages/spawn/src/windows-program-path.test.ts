@@ -1,7 +1,7 @@
 import { SpawnFailedError } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
+import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from '../test/windows-test-fs.js';
 import { windowsEnvValue, windowsProgramPath } from './windows-program-path.js';
-import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from './windows-test-fs.js';
 
 const resolve = (name: string, env: Record<string, string> = WINDOWS_TEST_ENV) =>
   windowsProgramPath([name, 'x'], env, 'C:\\work', WINDOWS_TEST_FS);

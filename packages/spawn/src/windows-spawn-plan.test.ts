@@ -1,8 +1,8 @@
 import { InvalidArgumentsError, MissingCommandLineError, SpawnFailedError } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
+import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from '../test/windows-test-fs.js';
 import type { LocalSpawnRequest } from './spawn-escalation.js';
 import { planWindowsSpawn } from './windows-spawn-plan.js';
-import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from './windows-test-fs.js';
 
 const base: LocalSpawnRequest = {
   argv: ['cmd.exe', '/d', '/s', '/c', 'echo "hi there" & exit /b 3'],

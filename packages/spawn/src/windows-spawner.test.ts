@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { SpawnFailedError, StdinClosedError } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
+import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from '../test/windows-test-fs.js';
 import { createLocalSpawner } from './local-spawner.js';
 import type { LocalSpawnRequest } from './spawn-escalation.js';
 import { STATUS_CONTROL_C_EXIT } from './windows-exit-status.js';
@@ -10,7 +11,6 @@ import type { WindowsJobObjects } from './windows-job-objects.js';
 import type { WindowsPty } from './windows-pty-process.js';
 import type { WindowsPipeSpawnOptions, WindowsPtySpawnOptions } from './windows-spawn-plan.js';
 import { createWindowsSpawner, type WindowsSpawnerSettings } from './windows-spawner.js';
-import { WINDOWS_TEST_ENV, WINDOWS_TEST_FS } from './windows-test-fs.js';
 
 // These drive the Windows spawner against recording fakes of child_process, node-pty and the job-object
 // port. They check what the spawner hands those and how it reads what comes back; they do not show that

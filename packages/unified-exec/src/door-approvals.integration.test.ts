@@ -6,7 +6,7 @@ import type { ApprovalPolicy, SandboxPolicy } from '@ux/protocol';
 import { createSandboxRegistry } from '@ux/protocol';
 import { createUnshareTestSandbox, tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeDoor, ofType, parseReceipt, scriptedReviewer, spawner } from './test-support.js';
+import { makeDoor, ofType, parseReceipt, scriptedReviewer, spawner } from '../test/test-support.js';
 
 beforeAll(async () => {
   await warmUpSpawner(spawner);

@@ -6,8 +6,8 @@ import { planTools } from '@ux/features';
 import { waitUntilDead } from '@ux/protocol/testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { deltaText, eventually, makeDoor, ofType, parseReceipt, spawner } from '../test/test-support.js';
 import { MAX_UNIFIED_EXEC_PROCESSES } from './process-store.js';
-import { deltaText, eventually, makeDoor, ofType, parseReceipt, spawner } from './test-support.js';
 
 beforeAll(async () => {
   await warmUpSpawner(spawner);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { createSandboxRegistry, type NetworkAccessEvent, type SandboxPolicy } from '@ux/protocol';
 import { createUnshareTestSandbox, tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeDoor, parseReceipt, scriptedReviewer, spawner } from '../test/test-support.js';
 import type { DenialEvidence } from './name-denial.js';
-import { makeDoor, parseReceipt, scriptedReviewer, spawner } from './test-support.js';
 
 const seen = vi.hoisted(() => [] as DenialEvidence[]);
 vi.mock('./name-denial.js', () => ({

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeDoor, ofType, parseReceipt, spawner } from './test-support.js';
+import { makeDoor, ofType, parseReceipt, spawner } from '../test/test-support.js';
 
 beforeAll(async () => {
   await warmUpSpawner(spawner);

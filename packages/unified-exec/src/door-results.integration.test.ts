@@ -6,8 +6,8 @@ import { createExecPolicy } from '@ux/orchestrator';
 import { execResultSchema, NoReviewerError, REVIEWER_SPECIFICATION_VERSION } from '@ux/protocol';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { makeDoor, parseReceipt, scriptedReviewer, spawner } from '../test/test-support.js';
 import { renderResultText } from './render-response.js';
-import { makeDoor, parseReceipt, scriptedReviewer, spawner } from './test-support.js';
 import type { ToolResponse } from './tool-response.js';
 
 beforeAll(async () => {

@@ -4,8 +4,8 @@
 import { execResultSchema } from '@ux/protocol';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { makeDoor, parseReceipt, spawner } from '../test/test-support.js';
 import { renderResultText } from './render-response.js';
-import { makeDoor, parseReceipt, spawner } from './test-support.js';
 import type { ToolResponse } from './tool-response.js';
 
 beforeAll(async () => {

@@ -74,7 +74,7 @@ describe('remoteEnvironmentPolicyProblem', () => {
 
 describe('createUnifiedExec with a remote default environment', () => {
   it('refuses a network by domain it could not apply there, before anything runs', async () => {
-    const { makeDoor } = await import('./test-support.js');
+    const { makeDoor } = await import('../test/test-support.js');
     const remote = { spawner: { spawn: async () => Promise.reject(new Error('never started')) } };
     expect(() =>
       makeDoor({

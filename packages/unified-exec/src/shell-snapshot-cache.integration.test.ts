@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ShellSnapshotCache } from '@ux/spawn';
 import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeDoor, parseReceipt, spawner } from './test-support.js';
+import { makeDoor, parseReceipt, spawner } from '../test/test-support.js';
 
 beforeAll(async () => {
   await warmUpSpawner(spawner);

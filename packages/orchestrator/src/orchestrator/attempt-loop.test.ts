@@ -1,6 +1,6 @@
 import { type ApprovalPolicy, RejectedError, SandboxDeniedError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { fakeBackend, PERMISSION_DENIED, WORKSPACE_WRITE } from '../testing/fakes.js';
+import { fakeBackend, PERMISSION_DENIED, WORKSPACE_WRITE } from '../../test/fakes.js';
 import type { Attempt, AttemptResult, SelectedSandbox } from './attempt.js';
 import {
   type AttemptLoop,

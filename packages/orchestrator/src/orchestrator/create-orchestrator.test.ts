@@ -10,6 +10,13 @@ import {
   UnknownPluginError,
 } from '@ux/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  DENY_READ,
+  fakeBackend,
+  recordingAttempt,
+  recordingReviewer,
+  WORKSPACE_WRITE,
+} from '../../test/fakes.js';
 import { ApprovalAbortedError } from '../approval/approval-aborted-error.js';
 import { createApprovalStore } from '../approval/approval-store.js';
 import type {
@@ -21,13 +28,6 @@ import { AUTO_REVIEW_TIMEOUT_REASON } from '../approval/request-approval.js';
 import { createExecPolicy } from '../policy/exec-policy.js';
 import { parseRulesFile } from '../policy/parse-rules-file.js';
 import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
-import {
-  DENY_READ,
-  fakeBackend,
-  recordingAttempt,
-  recordingReviewer,
-  WORKSPACE_WRITE,
-} from '../testing/fakes.js';
 import { RETRY_REASON } from './attempt-loop.js';
 import {
   createOrchestrator,

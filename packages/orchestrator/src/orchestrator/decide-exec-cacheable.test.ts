@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { type ApprovalPolicy, createSandboxRegistry, type SandboxPermissions } from '@ux/protocol';
 import { tempDir } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createExecPolicy } from '../policy/exec-policy.js';
-import { parseRulesFile } from '../policy/parse-rules-file.js';
-import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import {
   DENY_READ,
   fakeBackend,
   recordingAttempt,
   recordingReviewer,
   WORKSPACE_WRITE,
-} from '../testing/fakes.js';
+} from '../../test/fakes.js';
+import { createExecPolicy } from '../policy/exec-policy.js';
+import { parseRulesFile } from '../policy/parse-rules-file.js';
+import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import { createOrchestrator, type OrchestratorSettings } from './create-orchestrator.js';
 import type { ExecDecision, ExecDecisionRequest } from './decide-exec.js';
 

@@ -1,6 +1,6 @@
 import { type ApprovalPolicy, createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
+import { fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { createOrchestrator } from './create-orchestrator.js';
 
 function setup(approvalPolicy: ApprovalPolicy, answer: ReviewDecision | (() => Promise<never>)) {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { createSandboxRegistry, type EffectivePolicy, type ReviewDecision } from '@ux/protocol';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
-import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
+import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { createOrchestrator } from './create-orchestrator.js';
 import { PATCH_OUTSIDE_NEVER } from './decide-patch.js';
 

@@ -9,10 +9,6 @@ import {
   type SandboxPermissions,
 } from '@ux/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NEVER_PROMPT_REASON } from '../policy/approval-requirement.js';
-import { createExecPolicy } from '../policy/exec-policy.js';
-import { parseRulesFile } from '../policy/parse-rules-file.js';
-import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import {
   DENY_READ,
   FULL_ACCESS,
@@ -21,7 +17,11 @@ import {
   recordingAttempt,
   recordingReviewer,
   WORKSPACE_WRITE,
-} from '../testing/fakes.js';
+} from '../../test/fakes.js';
+import { NEVER_PROMPT_REASON } from '../policy/approval-requirement.js';
+import { createExecPolicy } from '../policy/exec-policy.js';
+import { parseRulesFile } from '../policy/parse-rules-file.js';
+import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
 import { RETRY_REASON } from './attempt-loop.js';
 import { createOrchestrator } from './create-orchestrator.js';
 

@@ -1,7 +1,7 @@
 import { createSandboxRegistry, InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeBackend, recordingAttempt, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
-import { fakeBackend, recordingAttempt, recordingReviewer, WORKSPACE_WRITE } from '../testing/fakes.js';
 import { createOrchestrator, type OrchestratorRequest } from './create-orchestrator.js';
 
 let bash: BashParser;

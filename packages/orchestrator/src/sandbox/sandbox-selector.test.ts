@@ -1,6 +1,6 @@
 import { createSandboxRegistry, type EffectivePolicy, SandboxUnavailableError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
-import { fakeBackend } from '../testing/fakes.js';
+import { fakeBackend } from '../../test/fakes.js';
 import { createSandboxSelector } from './sandbox-selector.js';
 
 const unavailable = (reason: string, fix: string) => ({ available: false as const, reason, fix });
