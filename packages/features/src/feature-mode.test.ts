@@ -147,6 +147,18 @@ describe('feature collapse', () => {
     ]);
   });
 
+  it('refuses to render reasons that do not settle the mode exactly once', () => {
+    const { reasons } = collapseFeatureMode({
+      flags: { shell_tool: true, unified_exec: true, shell_zsh_fork: false, unified_exec_zsh_fork: false },
+    });
+    expect(() => explainFeatureMode({ reasons: reasons.slice(0, -1) })).toThrow(
+      '0 of these reasons name a mode; exactly one must',
+    );
+    expect(() =>
+      explainFeatureMode({ reasons: [...reasons, { ...reasons.at(-1)!, mode: 'zsh-fork' }] }),
+    ).toThrow('2 of these reasons name a mode');
+  });
+
   it('never lets the composition gate turn anything on by itself', () => {
     const gateOnly = {
       shell_tool: true,

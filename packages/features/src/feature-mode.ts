@@ -1,3 +1,4 @@
+import { UxError } from '@ux/protocol/core';
 import { describeAssignment, type FeatureAssignment, type ResolvedFeature } from './feature-assignment.js';
 import { type FeatureStage, findFeature, stageLabel } from './feature-registry.js';
 
@@ -97,7 +98,11 @@ export function collapseFeatureMode(input: ModeInput): FeatureModeDecision {
 /** The mode the reasons settled on: the one reason that carries a mode. */
 function settledMode(reasons: readonly ModeReason[]): UnifiedExecMode {
   const settled = reasons.filter((reason) => reason.mode !== undefined);
-  if (settled.length !== 1) throw new Error(`the collapse settled ${settled.length} times`);
+  if (settled.length !== 1)
+    throw new UxError(
+      'invalid_arguments',
+      `${settled.length} of these reasons name a mode; exactly one must (the one that settled it)`,
+    );
   return settled[0]!.mode!;
 }
 

@@ -64,11 +64,13 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   const hasRemote = environments.some((environment) => environment.remote);
   const hasLocal = environments.some((environment) => !environment.remote);
   const decision = collapseFeatureMode(input);
+  // The fact that settled the mode decides the tools; the flags are not read for the mode again.
+  const settled = decision.reasons.find((reason) => reason.mode !== undefined)!;
   const reasons = [explainFeatureMode(decision)];
   const warnings: string[] = [];
 
   let tools: ToolName[];
-  if (!flags.shell_tool) {
+  if (settled.step === 'no-shell-tool') {
     tools = [];
     reasons.push('tools: none (shell_tool is off)');
   } else if (decision.mode === 'disabled') {
@@ -92,7 +94,6 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   // The zsh fork runs what the shell tool runs: exec_command in ZshFork mode, shell_command when
   // shell_zsh_fork is on without the unified-exec composition (Codex's ZshFork shell backend).
   const forkWanted =
-    flags.shell_tool &&
     flags.shell_zsh_fork &&
     hasLocal &&
     (decision.mode === 'zsh-fork' || (decision.mode === 'disabled' && tools.includes('shell_command')));
