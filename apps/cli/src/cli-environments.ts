@@ -1,3 +1,4 @@
+import type { EnvironmentConfig, RemoteEnvironmentConfig } from '@ux/config';
 import {
   connectWebSocketExecServer,
   createExecServerSandbox,
@@ -6,7 +7,6 @@ import {
   type ExecServerTransport,
   spawnStdioExecServer,
 } from '@ux/exec-server-client';
-import type { EnvironmentConfig, RemoteEnvironmentConfig } from '@ux/features';
 import type { SandboxBackend } from '@ux/protocol/core';
 import type { DoorEnvironment } from '@ux/unified-exec';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';

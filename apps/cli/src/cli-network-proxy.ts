@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { ResolvedNetwork } from '@ux/features';
+import type { ResolvedNetwork } from '@ux/config';
 import {
   createNetworkProxy,
   type NetworkAsk,

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import {
   type ConfigOverride,
   chooseEnvironment,
-  planTools,
   type ResolvedFeatures,
   type ReviewResolution,
   resolveFeatures,
   resolveReviewSettings,
   resolveSessionSettings,
   type SessionResolution,
-  type ToolPlan,
+  sessionEffectivePolicy,
   toolPlanEnvironments,
-} from '@ux/features';
+} from '@ux/config';
+import { planTools, type ToolPlan } from '@ux/features';
 import type {
   ApprovalPolicy,
   EffectivePolicy,
@@ -21,7 +21,6 @@ import type {
   SandboxHostContext,
   SandboxMode,
 } from '@ux/protocol/core';
-import { sessionEffectivePolicy } from '@ux/unified-exec/session-policy';
 import { defaultWrapperPath, locateZshFork } from '@ux/zsh-fork';
 import { configPaths, type LoadedConfiguration, loadConfiguration } from './config-files.js';
 import type { Io } from './io.js';
@@ -128,6 +127,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
   const home = configPaths(io.env).home;
   const toolPlan = planTools({
     flags: features.flags,
+    features: features.features,
     platform: io.platform,
     userShell,
     zshFork: features.flags.shell_zsh_fork
@@ -167,10 +167,8 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
   };
 }
 
-export { sandboxPolicyFor } from '@ux/unified-exec/session-policy';
-
 /**
- * What sandboxed commands of this session may do: `sessionEffectivePolicy` of `@ux/unified-exec` (the
+ * What sandboxed commands of this session may do: `sessionEffectivePolicy` of `@ux/config` (the
  * rules an embedder gets too: deny-read and network flags need a sandbox, no network by domain or unix
  * socket list in a remote default environment, deny-read entries made absolute), given the command
  * line's network and socket choices so a mode without a sandbox refuses them by name.

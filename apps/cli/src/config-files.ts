@@ -11,7 +11,7 @@ import {
   type Requirements,
   type TomlDocument,
   type UserConfig,
-} from '@ux/features';
+} from '@ux/config';
 import { ConfigError } from '@ux/protocol/core';
 
 export interface ConfigPaths {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ResolvedReviewCommand } from '@ux/features';
+import { type ResolvedReviewCommand, sandboxPolicyFor } from '@ux/config';
 import {
   asksAboutHosts,
   createCommandPermissionHook,
@@ -27,7 +27,7 @@ import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadBashParserOnBaseline } from './baseline-wasm-compiler.js';
 import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
-import { type CliSession, sandboxPolicyFor, withNetworkProxy } from './cli-session.js';
+import { type CliSession, withNetworkProxy } from './cli-session.js';
 import { credentialVariables, withCredentialsWithheld, withoutCredentials } from './credential-variables.js';
 import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';

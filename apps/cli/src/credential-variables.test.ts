@@ -1,4 +1,4 @@
-import type { EnvironmentConfig } from '@ux/features';
+import type { EnvironmentConfig } from '@ux/config';
 import { applyShellEnvironmentPolicy, excludedByShellEnvironmentPolicy } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
 import { credentialVariables, withCredentialsWithheld, withoutCredentials } from './credential-variables.js';

@@ -1,4 +1,4 @@
-import type { EnvironmentConfig } from '@ux/features';
+import type { EnvironmentConfig } from '@ux/config';
 import type { ShellEnvironmentPolicy } from '@ux/protocol/core';
 
 /**

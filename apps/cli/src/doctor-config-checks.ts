@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import type { SourceLocation } from '@ux/features';
+import type { SourceLocation } from '@ux/config';
 import { everyRuleFileError, listRuleFiles, loadRuleFiles } from '@ux/orchestrator';
 import { closeMatches, didYouMean, formatLocation, UxError } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';

@@ -1,5 +1,5 @@
+import type { RemoteEnvironmentConfig } from '@ux/config';
 import { createExecServerSpawner } from '@ux/exec-server-client';
-import type { RemoteEnvironmentConfig } from '@ux/features';
 import { UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol/core';
 import { connectEnvironment, describeEnvironment } from './cli-environments.js';
 import type { CliSession } from './cli-session.js';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { ResolvedNetwork } from '@ux/features';
+import type { ResolvedNetwork } from '@ux/config';
 import { asksAboutHosts } from '@ux/orchestrator';
 import { approvalPolicyName } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { ResolvedReviewCommand } from '@ux/features';
+import type { ResolvedReviewCommand } from '@ux/config';
 import { approvalPolicyName } from '@ux/protocol/core';
 import type { CliSession } from './cli-session.js';
 import { findNotifier } from './desktop-notification.js';

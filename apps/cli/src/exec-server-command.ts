@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
+import type { Requirements } from '@ux/config';
 import { type ExecServer, type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
-import type { Requirements } from '@ux/features';
 import { ConfigError, checkSandboxBackendIds, UnknownPluginError } from '@ux/protocol/core';
 import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';

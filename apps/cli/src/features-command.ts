@@ -1,12 +1,14 @@
 import {
   type ConfigOverride,
+  type ResolvedFeatures,
+  resolveFeatures,
+  resolveReviewSettings,
+} from '@ux/config';
+import {
   describeAssignment,
   FEATURE_DEFINITIONS,
   type FeatureAssignment,
   planTools,
-  type ResolvedFeatures,
-  resolveFeatures,
-  resolveReviewSettings,
   stageLabel,
   type ToolPlan,
 } from '@ux/features';
@@ -71,6 +73,7 @@ export function featuresCommand(args: string[], io: Io): number {
   });
   const plan = planTools({
     flags: resolved.flags,
+    features: resolved.features,
     platform: io.platform,
     userShell: io.env.SHELL || safeUserShell(),
     zshFork: resolved.flags.shell_zsh_fork
@@ -186,6 +189,7 @@ function explainJson(resolved: ResolvedFeatures, plan: ToolPlan) {
     shell: plan.shell,
     execCommandParameters: plan.tools.includes('exec_command') ? execCommandParameters(plan) : [],
     reasons: plan.reasons,
+    modeReasons: plan.modeReasons,
     warnings: [...resolved.warnings, ...plan.warnings],
     profile: resolved.profile ?? null,
   };

@@ -1,4 +1,4 @@
-import type { ApprovalsVia } from '@ux/features';
+import type { ApprovalsVia } from '@ux/config';
 import {
   NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,

@@ -1,4 +1,4 @@
-import { type ConfigOverride, isConfigOverrideLabel, parseConfigOverride } from '@ux/features';
+import { type ConfigOverride, isConfigOverrideLabel, parseConfigOverride } from '@ux/config';
 import { ConfigError } from '@ux/protocol/core';
 import { UsageError } from './usage-error.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { denyReadProblem, domainPatternProblem } from '@ux/features';
+import { denyReadProblem, domainPatternProblem } from '@ux/config';
 import { type EffectivePolicy, type SandboxMode, UxError } from '@ux/protocol/core';
 import { type CliSession, effectivePolicyFor, loadCliSession, type SessionFlags } from './cli-session.js';
 import type { Io } from './io.js';

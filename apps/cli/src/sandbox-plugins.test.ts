@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseRequirements, parseTomlDocument, parseUserConfig } from '@ux/features';
+import { parseRequirements, parseTomlDocument, parseUserConfig } from '@ux/config';
 import { ConfigError } from '@ux/protocol/core';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@ import {
   type Requirements,
   type SandboxSettingsTable,
   type UserConfig,
-} from '@ux/features';
+} from '@ux/config';
 import {
   ConfigError,
   didYouMean,

@@ -98,6 +98,39 @@ describe('ux features explain', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ mode, tools });
   });
 
+  it('names the requirement that pinned the flag which decided the mode, in words and as JSON', () => {
+    const files = { requirements: '[features]\nunified_exec = false\n' };
+    const text = ux(['features', 'explain'], files);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain(
+      `mode disabled: shell_tool is on (the default on ${process.platform}); unified_exec is off (pinned by the requirements: features.unified_exec = false in ${text.requirements}:2:1)`,
+    );
+    const json = ux(['features', 'explain', '--json'], files);
+    expect(JSON.parse(json.stdout).modeReasons).toEqual([
+      {
+        flag: 'shell_tool',
+        enabled: true,
+        stage: 'stable',
+        step: 'on',
+        source: { key: 'shell_tool', enabled: true, layer: 'default' },
+        platform: process.platform,
+      },
+      {
+        flag: 'unified_exec',
+        enabled: false,
+        stage: 'stable',
+        step: 'unified-exec-off',
+        mode: 'disabled',
+        source: {
+          key: 'unified_exec',
+          enabled: false,
+          layer: 'managed',
+          location: { file: json.requirements, line: 2, column: 1 },
+        },
+      },
+    ]);
+  });
+
   it('uses the configured zsh fork when every precondition holds', () => {
     const result = ux(['features', 'explain', '--json'], {
       config: `[features]
@@ -122,7 +155,7 @@ execve_wrapper_path = "/opt/zsh/libexec/wrapper"
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('Mode: disabled');
     expect(result.stdout).toContain(
-      'mode disabled: unified_exec and shell_zsh_fork are both on but unified_exec_zsh_fork is off, so they do not compose: the zsh fork keeps its standalone shell tool',
+      `mode disabled: shell_tool is on (the default on ${process.platform}); unified_exec is on (the default on ${process.platform}); shell_zsh_fork is on (under development; --enable shell_zsh_fork); unified_exec_zsh_fork is off (under development; the default on ${process.platform}), so unified_exec and shell_zsh_fork do not compose: the zsh fork keeps its standalone shell tool`,
     );
     expect(result.stdout).toContain('  shell_zsh_fork         on   command line (--enable shell_zsh_fork)');
     expect(result.stderr).toBe(

@@ -9,12 +9,23 @@ describe('planTools', () => {
   it('plans exec_command and write_stdin through the user shell in direct mode', () => {
     expect(planTools({ flags: DIRECT, platform: 'linux' })).toEqual({
       mode: 'direct',
+      modeReasons: [
+        { flag: 'shell_tool', enabled: true, stage: 'stable', step: 'on' },
+        { flag: 'unified_exec', enabled: true, stage: 'stable', step: 'on' },
+        {
+          flag: 'shell_zsh_fork',
+          enabled: false,
+          stage: 'under_development',
+          step: 'zsh-fork-off',
+          mode: 'direct',
+        },
+      ],
       tools: ['exec_command', 'write_stdin'],
       shell: { kind: 'direct' },
       execCommandVariant: { shell: true, login: true, environmentId: false, additionalPermissions: false },
       shellSnapshot: false,
       reasons: [
-        'mode direct: unified_exec is on and shell_zsh_fork is off',
+        'mode direct: shell_tool is on; unified_exec is on; shell_zsh_fork is off (under development)',
         'tools: exec_command and write_stdin',
         "shell: direct (the command's shell, or the user's shell, with -c or -lc)",
         'shell snapshot: off; every login command runs the login files',

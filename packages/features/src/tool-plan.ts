@@ -1,9 +1,21 @@
 import { type ExecCommandVariant, isAbsolutePath, type ToolName } from '@ux/protocol/core';
-import { explainFeatureMode, type ModeFlags, type UnifiedExecMode } from './feature-mode.js';
+import {
+  collapseFeatureMode,
+  explainFeatureMode,
+  type ModeFlags,
+  type ModeProvenance,
+  type ModeReason,
+  type UnifiedExecMode,
+} from './feature-mode.js';
 
 export interface ToolPlanInput {
   flags: ModeFlags & { exec_permission_approvals?: boolean; shell_snapshot?: boolean };
   platform: NodeJS.Platform;
+  /**
+   * Where each flag's value came from (`resolveFeatures(…).features` of `@ux/config`); the mode's
+   * reasons name the file:line, flag, profile, requirement or platform default when given.
+   */
+  features?: readonly ModeProvenance[];
   /** The user's login shell (informational: the zsh fork replaces it). */
   userShell?: string;
   /** Paths of the patched zsh and its execve wrapper, when configured. */
@@ -21,6 +33,8 @@ export type ShellMode = { kind: 'direct' } | { kind: 'zsh-fork'; zshPath: string
 
 export interface ToolPlan {
   mode: UnifiedExecMode;
+  /** The facts that decided `mode` (`collapseFeatureMode`); `reasons[0]` is them in words. */
+  modeReasons: ModeReason[];
   /** The tools the model sees. */
   tools: ToolName[];
   /** How local commands are launched; remote environments always use `direct`. */
@@ -49,15 +63,17 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   const environments = input.environments ?? [{ id: 'local', remote: false }];
   const hasRemote = environments.some((environment) => environment.remote);
   const hasLocal = environments.some((environment) => !environment.remote);
-  const explained = explainFeatureMode(flags);
-  const reasons = [`mode ${explained.mode}: ${explained.reason}`];
+  const decision = collapseFeatureMode(input);
+  // The fact that settled the mode decides the tools; the flags are not read for the mode again.
+  const settled = decision.reasons.find((reason) => reason.mode !== undefined)!;
+  const reasons = [explainFeatureMode(decision)];
   const warnings: string[] = [];
 
   let tools: ToolName[];
-  if (!flags.shell_tool) {
+  if (settled.step === 'no-shell-tool') {
     tools = [];
     reasons.push('tools: none (shell_tool is off)');
-  } else if (explained.mode === 'disabled') {
+  } else if (decision.mode === 'disabled') {
     tools = ['shell_command'];
     reasons.push(
       flags.shell_zsh_fork
@@ -78,10 +94,9 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   // The zsh fork runs what the shell tool runs: exec_command in ZshFork mode, shell_command when
   // shell_zsh_fork is on without the unified-exec composition (Codex's ZshFork shell backend).
   const forkWanted =
-    flags.shell_tool &&
     flags.shell_zsh_fork &&
     hasLocal &&
-    (explained.mode === 'zsh-fork' || (explained.mode === 'disabled' && tools.includes('shell_command')));
+    (decision.mode === 'zsh-fork' || (decision.mode === 'disabled' && tools.includes('shell_command')));
   let shell: ShellMode = { kind: 'direct' };
   let zshForkUnavailable: string | undefined;
   if (forkWanted) {
@@ -121,7 +136,8 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   };
 
   return {
-    mode: explained.mode,
+    mode: decision.mode,
+    modeReasons: decision.reasons,
     tools,
     shell,
     execCommandVariant: variant,

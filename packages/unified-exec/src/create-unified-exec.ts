@@ -27,7 +27,7 @@ import { execCommand } from './exec-command.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { PauseState } from './pause-state.js';
 import { ProcessStore } from './process-store.js';
-import { remoteEnvironmentPolicyProblem } from './session-policy.js';
+import { remoteEnvironmentPolicyProblem } from './remote-environment-policy-problem.js';
 import { shellCommand } from './shell-command.js';
 import { ShellSnapshots } from './shell-snapshots.js';
 import { type CallContext, failed, type ToolResponse } from './tool-response.js';
@@ -566,7 +566,7 @@ function checkedEnvironments(options: UnifiedExecOptions): {
     throw new TypeError(
       `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
     );
-  // The same decision as ux's (`sessionEffectivePolicy`): what a remote server cannot apply is refused
+  // The same decision as ux's (`sessionEffectivePolicy` of `@ux/config`): what a remote server cannot apply is refused
   // before anything runs, not dropped.
   const problem =
     chosen !== undefined && remote.has(chosen)

@@ -18,6 +18,7 @@ export {
 } from './output-stream.js';
 export { MAX_UNIFIED_EXEC_PROCESSES, PRUNE_PROTECTED_RECENT } from './process-store.js';
 export { REFUSAL_NEXT_STEPS } from './refusal-response.js';
+export { remoteEnvironmentPolicyProblem } from './remote-environment-policy-problem.js';
 export {
   renderNotRun,
   renderResponseText,
@@ -27,11 +28,6 @@ export {
   sandboxLevelText,
 } from './render-response.js';
 export { resolveArgv } from './resolve-argv.js';
-export {
-  remoteEnvironmentPolicyProblem,
-  sandboxPolicyFor,
-  sessionEffectivePolicy,
-} from './session-policy.js';
 export { DEFAULT_SHELL_COMMAND_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './shell-command.js';
 export { ShellSnapshots, SNAPSHOT_CAPTURE_POLICY } from './shell-snapshots.js';
 export type { CallContext, ToolResponse } from './tool-response.js';

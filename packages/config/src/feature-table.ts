@@ -1,21 +1,12 @@
+import {
+  type FeatureAssignment,
+  type FeatureKey,
+  type FeatureLayer,
+  featureKeys,
+  findFeature,
+} from '@ux/features';
 import { didYouMean, formatLocation } from '@ux/protocol/core';
-import { type FeatureKey, featureKeys, findFeature } from './feature-registry.js';
-import { formatKeyPath, type SourceLocation, type TomlDocument } from './toml-document.js';
-
-/** Which layer of configuration set a value. Lower layers come first. */
-export type FeatureLayer = 'default' | 'user' | 'profile' | 'cli' | 'managed';
-
-/** One value a layer gives a feature, and where it was written. */
-export interface FeatureAssignment {
-  key: FeatureKey;
-  enabled: boolean;
-  layer: FeatureLayer;
-  /** Where: a file location, or a command-line flag (`--enable unified_exec`). */
-  location?: SourceLocation;
-  flag?: string;
-  /** The profile name for the `profile` layer. */
-  profile?: string;
-}
+import { formatKeyPath, type TomlDocument } from './toml-document.js';
 
 export interface FeatureTable {
   assignments: FeatureAssignment[];

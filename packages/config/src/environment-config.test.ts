@@ -1,3 +1,4 @@
+import { planTools } from '@ux/features';
 import { ConfigError, type ExecCommandVariant, UxError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import { applyConfigOverrides } from './apply-config-overrides.js';
@@ -7,7 +8,6 @@ import { parseConfigOverride } from './parse-config-override.js';
 import { parseRequirements } from './requirements.js';
 import { resolveSessionSettings } from './resolve-session-settings.js';
 import { parseTomlDocument } from './toml-document.js';
-import { planTools } from './tool-plan.js';
 import { parseUserConfig } from './user-config.js';
 
 const FILE = '/home/dev/.ux/config.toml';

@@ -1,3 +1,4 @@
+import { planTools } from '@ux/features';
 import { UxError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseRequirements } from './requirements.js';
@@ -141,6 +142,21 @@ describe('resolveFeatures', () => {
     ).toThrow(`unknown profile "wrok" (did you mean "work"?); profiles defined in ${FILE}: work`);
     expect(() => resolveFeatures({ platform: 'linux', profile: 'work' })).toThrow(
       'unknown profile "work"; no config file defines profiles',
+    );
+  });
+});
+
+describe('resolveFeatures into the collapse', () => {
+  it("gives the tool plan's reasons the requirement that pinned the deciding flag, and the profile behind another", () => {
+    const resolved = resolveFeatures({
+      platform: 'linux',
+      user: user('profile = "work"\n[profiles.work.features]\nshell_zsh_fork = true\n'),
+      requirements: requirements('[features]\nunified_exec_zsh_fork = false\n'),
+    });
+    const plan = planTools({ flags: resolved.flags, features: resolved.features, platform: 'linux' });
+    expect(plan.mode).toBe('disabled');
+    expect(plan.reasons[0]).toBe(
+      `mode disabled: shell_tool is on (the default on linux); unified_exec is on (the default on linux); shell_zsh_fork is on (under development; profiles.work.features.shell_zsh_fork = true in ${FILE}:3:1); unified_exec_zsh_fork is off (under development; pinned by the requirements: features.unified_exec_zsh_fork = false in ${REQ}:2:1), so unified_exec and shell_zsh_fork do not compose: the zsh fork keeps its standalone shell tool`,
     );
   });
 });

@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type DenyReadEntry, GLOB_CHARACTERS, type SessionResolution } from '@ux/features';
 import {
   ConfigError,
   type EffectivePolicy,
@@ -10,6 +9,8 @@ import {
   type SandboxPolicy,
   UxError,
 } from '@ux/protocol/core';
+import { GLOB_CHARACTERS } from './deny-read-entries.js';
+import type { DenyReadEntry, SessionResolution } from './resolve-session-settings.js';
 
 /** The classic sandbox policy for a mode and the `[sandbox_workspace_write]` settings. */
 export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution): SandboxPolicy {
@@ -34,8 +35,7 @@ export function sandboxPolicyFor(mode: SandboxMode, settings: SessionResolution)
 const NETWORK_POLICY = { off: 'restricted', on: 'enabled', domains: 'proxied' } as const;
 
 /**
- * What sandboxed commands of a session may do, from its resolved settings (`resolveSessionSettings` of
- * `@ux/features`): the mode's policy (with `[sandbox_workspace_write]` and writable roots), every
+ * What sandboxed commands of a session may do, from its resolved settings (`resolveSessionSettings`): the mode's policy (with `[sandbox_workspace_write]` and writable roots), every
  * deny-read entry, the resolved network (`off` → `restricted`, `on` → `enabled`, by domain → `proxied`,
  * whose `networkProxy` the host adds when it starts its proxy) and the unix sockets allowed. Deny-read
  * entries are made absolute here, once: `~` and `~/…` are the home directory, anything relative is
@@ -43,7 +43,8 @@ const NETWORK_POLICY = { off: 'restricted', on: 'enabled', domains: 'proxied' } 
  * files. Refused, because neither could be enforced: a deny-read entry, or a network or socket choice of
  * the command line (`flagged`: `--no-network`, `--allow-domain H`, …), with a mode that runs without a
  * sandbox; a network by domain or a unix socket list when commands run in a remote environment by
- * default (`remoteEnvironmentPolicyProblem`). The same decisions for `ux` and for any embedder.
+ * default (the door refuses those too: `remoteEnvironmentPolicyProblem` of `@ux/unified-exec`). The
+ * same decisions for `ux` and for any embedder.
  */
 export function sessionEffectivePolicy(
   settings: SessionResolution,
@@ -81,25 +82,9 @@ export function sessionEffectivePolicy(
 }
 
 /**
- * Why a policy cannot be applied in a remote environment, or undefined: a network by domain (the proxy
- * is this machine's) and a unix socket list (the exec-server wire carries neither). `createUnifiedExec`
- * refuses such a policy when its default environment is remote; calls sent elsewhere are refused by the
- * exec-server codec.
+ * What a remote default environment cannot apply (as `remoteEnvironmentPolicyProblem` of
+ * `@ux/unified-exec`, which the door checks for any policy), with the file and line that chose it.
  */
-export function remoteEnvironmentPolicyProblem(
-  policy: Pick<EffectivePolicy, 'network' | 'allowUnixSockets'>,
-  environmentId: string,
-): string | undefined {
-  const where = `commands run in the remote environment "${environmentId}", and an exec-server`;
-  if (policy.network === 'proxied')
-    return `network by domain cannot be used there: ${where} cannot reach this machine's allow-list proxy; give that environment the network on or off`;
-  const [socket] = policy.allowUnixSockets ?? [];
-  if (socket !== undefined)
-    return `allow_unix_sockets entry "${socket}" cannot be used there: ${where} cannot be told which unix sockets to allow`;
-  return undefined;
-}
-
-/** `remoteEnvironmentPolicyProblem` for a session's settings, with the file and line that chose them. */
 function refuseRemoteNetwork(settings: SessionResolution): void {
   const id = settings.defaultEnvironment;
   const remote = settings.environments.find(

@@ -1,14 +1,16 @@
-import { didYouMean, formatLocation, UxError } from '@ux/protocol/core';
 import {
-  type ActiveFeatureKey,
+  describeAssignment,
   FEATURE_DEFINITIONS,
+  type FeatureAssignment,
   type FeatureDefinition,
+  type FeatureFlags,
   type FeatureKey,
-  type FeatureStage,
+  type FeatureLayer,
   featureKeys,
   findFeature,
-} from './feature-registry.js';
-import type { FeatureAssignment, FeatureLayer } from './feature-table.js';
+  type ResolvedFeature,
+} from '@ux/features';
+import { didYouMean, formatLocation, UxError } from '@ux/protocol/core';
 import type { Requirements } from './requirements.js';
 import type { UserConfig } from './user-config.js';
 
@@ -20,21 +22,6 @@ export interface ResolveFeaturesInput {
   cli?: { enable?: readonly string[]; disable?: readonly string[] };
   requirements?: Requirements;
 }
-
-/** A feature's effective value and every layer that had a say. */
-export interface ResolvedFeature {
-  key: FeatureKey;
-  stage: FeatureStage;
-  description: string;
-  enabled: boolean;
-  /** The layer whose value won. */
-  source: FeatureAssignment;
-  /** Values from lower layers that a higher one replaced, lowest first. */
-  overridden: FeatureAssignment[];
-}
-
-/** The value of every active feature, by key. */
-export type FeatureFlags = Record<ActiveFeatureKey, boolean>;
 
 export interface ResolvedFeatures {
   platform: NodeJS.Platform;
@@ -165,15 +152,4 @@ function cliAssignments(cli: ResolveFeaturesInput['cli'], warnings: string[]): F
     }
   }
   return result;
-}
-
-/** "features.unified_exec = false in /home/u/.ux/config.toml:3:1", "--disable unified_exec", "default". */
-export function describeAssignment(assignment: FeatureAssignment): string {
-  if (assignment.flag) return assignment.flag;
-  if (!assignment.location) return `the default (${assignment.enabled})`;
-  const key =
-    assignment.layer === 'profile'
-      ? `profiles.${assignment.profile}.features.${assignment.key}`
-      : `features.${assignment.key}`;
-  return `${key} = ${assignment.enabled} in ${formatLocation(assignment.location)}`;
 }
