@@ -96,7 +96,7 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
     try {
       transport = await settings.connect();
     } catch (error) {
-      throw new Error(`cannot reach ${name}: ${(error as Error).message}`);
+      throw new Error(`cannot reach ${name}: ${(error as Error).message}`, { cause: error });
     }
     try {
       const client = await ExecServerClient.connect(transport, {

@@ -151,6 +151,8 @@ export interface EscalationSession {
  */
 export interface EscalationBroker {
   readonly specificationVersion: typeof ESCALATION_BROKER_SPECIFICATION_VERSION;
+  /** Which implementation: `zsh-fork` for `@ux/zsh-fork`'s `ux-escalate-broker`. */
+  readonly id: string;
   readonly socketPath: string;
   readonly wrapperPath: string;
   /** The sidecar's pid. */

@@ -124,6 +124,7 @@ export async function startEscalationBroker(
 
 class Broker implements EscalationBroker {
   readonly specificationVersion = ESCALATION_BROKER_SPECIFICATION_VERSION;
+  readonly id = 'zsh-fork';
   readonly pid: number;
   private readonly sessions = new Map<string, SessionState>();
   private readonly requests = new Map<number, RequestState>();
