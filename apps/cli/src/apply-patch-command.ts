@@ -36,7 +36,7 @@ export async function applyPatchCommand(args: string[], io: Io): Promise<number>
     io.stdout(formatPatchSummary(await applyPatch(patch, { cwd: process.cwd() })));
     return 0;
   } catch (error) {
-    if (!(error instanceof ApplyPatchError)) throw error;
+    if (!ApplyPatchError.isInstance(error)) throw error;
     io.stderr(`${error.message}\n`);
     return 1;
   }

@@ -5,7 +5,14 @@ import {
   type Reviewer,
 } from '@ux/protocol/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApprovalInbox, approvalKind, decisionWord, type InboxEvent, TIMED_OUT } from './approval-inbox.js';
+import {
+  ApprovalInbox,
+  approvalKind,
+  decisionWord,
+  InboxAnswerError,
+  type InboxEvent,
+  TIMED_OUT,
+} from './approval-inbox.js';
 import { approvalRoute, clientThenInboxReviewer, createInboxReviewer } from './inbox-reviewer.js';
 
 const escalation: ApprovalRequest = {
@@ -107,6 +114,16 @@ describe('ApprovalInbox', () => {
       'question 42:1 does not offer "deny-session"; it offers approve, approve-session, deny, abort',
     );
     expect(inbox.list()).toHaveLength(1);
+    const refused = (() => {
+      try {
+        inbox.answer('42:9', 'approve');
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(InboxAnswerError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ code: 'approval_answer_refused', reason: 'not_found' });
   });
 
   it('a network question offers deny-session, which becomes the amendment', async () => {

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ReviewDecision } from '@ux/protocol/core';
+import { type ApprovalRequest, markError, type ReviewDecision, UxError } from '@ux/protocol/core';
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 
@@ -44,14 +44,23 @@ export type InboxEvent =
   | { type: 'added'; approval: PendingApproval }
   | { type: 'removed'; id: string; reason: RemovedReason; decision?: ReviewDecision['type'] };
 
+const APPROVAL_ANSWER_REFUSED = 'ux.cli.InboxAnswerError';
+
 /** An answer the inbox cannot take: no such question, or a decision it does not offer. */
-export class InboxAnswerError extends Error {
+export class InboxAnswerError extends UxError {
   constructor(
     readonly reason: 'not_found' | 'not_offered',
     message: string,
   ) {
-    super(message);
+    super('approval_answer_refused', message);
     this.name = 'InboxAnswerError';
+    markError(this, APPROVAL_ANSWER_REFUSED);
+  }
+  static override isInstance(error: unknown): error is InboxAnswerError {
+    return UxError.hasMarker(error, APPROVAL_ANSWER_REFUSED);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), reason: this.reason };
   }
 }
 

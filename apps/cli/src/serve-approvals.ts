@@ -23,7 +23,7 @@ export function serveApprovals(server: ControlServer, inbox: ApprovalInbox): () 
     try {
       return inbox.answer(id, decision);
     } catch (error) {
-      if (error instanceof InboxAnswerError)
+      if (InboxAnswerError.isInstance(error))
         throw new ControlError(error.reason === 'not_found' ? 'not_found' : 'bad_request', error.message);
       throw error;
     }

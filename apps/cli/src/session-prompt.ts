@@ -155,7 +155,11 @@ function shownResponse(response: { text: string; success: boolean }): string {
   return response.success ? response.text : response.text.split('\n').map(readableText).join('\n');
 }
 
-/** A mistake in what was typed: shown as it is, without the "failed" of an unexpected error. */
+/**
+ * A mistake in what was typed: shown as it is, without the "failed" of an unexpected error. A plain
+ * `Error` on purpose: it is private to this module, thrown and caught inside the prompt loop, and
+ * never reaches a caller, so it needs no code or marker.
+ */
 class PromptError extends Error {}
 
 function noMoreThan(words: readonly string[], count: number, usage: string): void {

@@ -25,7 +25,8 @@ export const ZSH_FORK_HELP = `Usage: ux zsh-fork <build|status> [options]
 
 Options for build:
   --source DIR|TARBALL  zsh 5.9's source: a directory, a release tarball (.tar.xz, .tar.gz,
-                        .tar.bz2) or a Debian .dsc; default: apt-get source zsh (Debian, as root)
+                        .tar.bz2) or a Debian .dsc; default: Debian's source package,
+                        downloaded from the mirror apt uses (apt's configuration is only read)
   --out DIR             where to install (default $UX_HOME/zsh-fork); the binary is DIR/bin/zsh
   --verbose             show the build's output as it goes (otherwise only when it fails)
 

@@ -17,20 +17,21 @@ import { makeHome, runUx } from './cli-harness.js';
 useLeakCheck();
 
 /**
- * zsh 5.9's upstream tarball, as the cache build left it: `$UX_ZSH_SOURCE` when that names one, else
- * the `zsh_*.orig.tar.xz` that `apt-get source zsh` downloaded into ~/.cache/ux/zsh-src. Throws with
- * the command that fetches it (the cache build does).
+ * zsh 5.9's upstream tarball, as the source step left it: `$UX_ZSH_SOURCE` when that names one, else
+ * the `zsh_*.orig.tar.xz` that `npm run zsh-source` downloaded into `$UX_ZSH_SOURCE_CACHE` or
+ * ~/.cache/ux/zsh-src. Throws with the command that fetches it.
  */
 function zshSourceTarball(): string {
   const given = process.env.UX_ZSH_SOURCE;
   if (given && /\.tar\.\w+$/.test(given) && existsSync(given)) return given;
-  const dir = join(process.env.HOME || homedir(), '.cache', 'ux', 'zsh-src');
+  const dir =
+    process.env.UX_ZSH_SOURCE_CACHE || join(process.env.HOME || homedir(), '.cache', 'ux', 'zsh-src');
   const orig = existsSync(dir)
     ? readdirSync(dir).find((name) => /^zsh_5\.9\.orig\.tar\.xz$/.test(name))
     : undefined;
   if (!orig)
     throw new Error(
-      `no zsh 5.9 source tarball in ${dir}; fetch it with: node packages/zsh-fork/scripts/ensure-zsh-fork.mjs (or set UX_ZSH_SOURCE to zsh-5.9.tar.xz)`,
+      `no zsh 5.9 source tarball in ${dir}; fetch it with: npm run zsh-source (or set UX_ZSH_SOURCE to zsh-5.9.tar.xz)`,
     );
   return join(dir, orig);
 }

@@ -1,3 +1,5 @@
+import { markError, UxError } from '@ux/protocol/core';
+
 /**
  * Why a patch could not be parsed, planned or applied. A closed set so the door can decide what to do
  * (show the model, ask again, refuse) without reading message text.
@@ -31,39 +33,35 @@ export interface ApplyPatchErrorFields {
 }
 
 /**
- * Every failure of this package. Checked through a `Symbol.for` marker, so two copies of the package in
- * one process still recognise each other's errors. The message is written for the model: it says
- * where (line or file) and what was expected, so the next patch can be fixed without guessing.
+ * Every failure of this package, a `UxError` with code `apply_patch_failed` and a `reason`. Checked
+ * through a `Symbol.for` marker, so two copies of the package in one process still recognise each
+ * other's errors. The message is written for the model: it says where (line or file) and what was
+ * expected, so the next patch can be fixed without guessing.
  */
-export class ApplyPatchError extends Error {
+export class ApplyPatchError extends UxError {
   readonly reason: ApplyPatchErrorReason;
   readonly detail: string;
   readonly line: number | undefined;
   readonly path: string | undefined;
 
   constructor(fields: ApplyPatchErrorFields, options?: { cause?: unknown }) {
-    super(renderMessage(fields), options);
+    super('apply_patch_failed', renderMessage(fields), options);
     this.name = 'ApplyPatchError';
     this.reason = fields.reason;
     this.detail = fields.detail;
     this.line = fields.line;
     this.path = fields.path;
-    Object.defineProperty(this, Symbol.for(MARKER), { value: true, enumerable: false });
+    markError(this, MARKER);
   }
 
-  static isInstance(error: unknown): error is ApplyPatchError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[Symbol.for(MARKER)] === true
-    );
+  static override isInstance(error: unknown): error is ApplyPatchError {
+    return UxError.hasMarker(error, MARKER);
   }
 
-  toJSON(): Record<string, unknown> {
+  override toJSON(): Record<string, unknown> {
     return {
-      name: this.name,
+      ...super.toJSON(),
       reason: this.reason,
-      message: this.message,
       line: this.line,
       path: this.path,
     };

@@ -1,3 +1,4 @@
+import { UxError } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
 import { ApplyPatchError } from './apply-patch-error.js';
 import { type PatchOperation, parsePatch } from './parse-patch.js';
@@ -430,8 +431,12 @@ describe('parsePatch: every error', () => {
     expect(ApplyPatchError.isInstance(new Error('x'))).toBe(false);
     expect(ApplyPatchError.isInstance(undefined)).toBe(false);
     const error = new ApplyPatchError({ reason: 'invalid_hunk', detail: 'bad', line: 3, path: 'a' });
+    // A UxError like every public ux error, with the code that says what happened.
+    expect(UxError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('apply_patch_failed');
     expect(error.toJSON()).toEqual({
       name: 'ApplyPatchError',
+      code: 'apply_patch_failed',
       reason: 'invalid_hunk',
       message: 'Invalid hunk at line 3: bad',
       line: 3,

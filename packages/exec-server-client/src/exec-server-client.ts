@@ -1,22 +1,35 @@
 import type { EnvironmentInfo, RequestId } from '@ux/protocol';
-import { decodeBase64, type OutputStream, WireErrorCode } from '@ux/protocol/core';
+import { decodeBase64, markError, type OutputStream, UxError, WireErrorCode } from '@ux/protocol/core';
 import type { ExecServerTransport } from './exec-server-transport.js';
 import { loadProtocolSchemas, type ProtocolSchemas } from './load-protocol-schemas.js';
 
+const EXEC_SERVER_REQUEST_FAILED = 'ux.error.exec-server-request';
+
 /** An error answer from the server, or a transport that ended before the answer came. */
-export class ExecServerRequestError extends Error {
+export class ExecServerRequestError extends UxError {
   constructor(
     readonly method: string,
-    readonly code: number,
+    /** The JSON-RPC error code of the answer (`WireErrorCode`). */
+    readonly wireCode: number,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super('exec_server_request_failed', message, options);
     this.name = 'ExecServerRequestError';
+    markError(this, EXEC_SERVER_REQUEST_FAILED);
+  }
+
+  static override isInstance(error: unknown): error is ExecServerRequestError {
+    return UxError.hasMarker(error, EXEC_SERVER_REQUEST_FAILED);
   }
 
   /** The connection is gone (code -32000, as Codex's client reports it). */
   get transportClosed(): boolean {
-    return this.code === WireErrorCode.TransportClosed;
+    return this.wireCode === WireErrorCode.TransportClosed;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), method: this.method, wireCode: this.wireCode };
   }
 }
 

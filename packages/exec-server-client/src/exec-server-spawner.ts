@@ -96,7 +96,7 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
     try {
       transport = await settings.connect();
     } catch (error) {
-      throw new Error(`cannot reach ${name}: ${(error as Error).message}`);
+      throw new Error(`cannot reach ${name}: ${(error as Error).message}`, { cause: error });
     }
     try {
       const client = await ExecServerClient.connect(transport, {
@@ -139,9 +139,9 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
         } catch (error) {
           const answer = (error as Error).cause;
           if (
-            answer instanceof ExecServerRequestError &&
+            ExecServerRequestError.isInstance(answer) &&
             !answer.transportClosed &&
-            answer.code !== WireErrorCode.SessionAlreadyAttached
+            answer.wireCode !== WireErrorCode.SessionAlreadyAttached
           )
             throw new Error(`${name} no longer has this session (${answer.message})`);
           lastError = (error as Error).message;
@@ -276,11 +276,11 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
 
 /** Maps a failed `process/start` to the error the caller gets, naming the command. */
 function startError(name: string, argv: readonly string[], error: unknown): Error {
-  if (error instanceof ExecServerRequestError) {
+  if (ExecServerRequestError.isInstance(error)) {
     // ux's server already names the program; say it once.
     const prefix = `failed to start ${argv[0]}: `;
     const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    if (error.code === WireErrorCode.InvalidParams) {
+    if (error.wireCode === WireErrorCode.InvalidParams) {
       return new InvalidArgumentsError({
         tool: 'process/start',
         issues: [{ path: '', message: `${name}: ${message}` }],

@@ -185,7 +185,7 @@ export class ConnectionHandler {
       const result = await this.dispatch(method, params);
       this.send({ id, result });
     } catch (error) {
-      if (error instanceof RpcError) this.replyError(id, error.code, error.message);
+      if (RpcError.isInstance(error)) this.replyError(id, error.wireCode, error.message);
       else {
         this.host.log(`exec-server: ${method} failed: ${logText(error)}`);
         this.replyError(id, WireErrorCode.InternalError, `${method} failed: ${(error as Error).message}`);
@@ -215,7 +215,7 @@ export class ConnectionHandler {
     let session: ExecServerSession;
     if (params.resumeSessionId) {
       const found = this.host.resumeSession(params.resumeSessionId);
-      if (found instanceof RpcError) throw found;
+      if (RpcError.isInstance(found)) throw found;
       session = found;
     } else {
       session = this.host.newSession();

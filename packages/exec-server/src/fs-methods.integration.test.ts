@@ -25,7 +25,7 @@ describe('fs methods on what a sandboxed command planted', () => {
     writeFileSync(join(dir, 'real.md'), 'real');
     symlinkSync(join(dir, 'real.md'), join(dir, 'link.md'));
     const fifo = await rpcError(call('fs/readFile', { path: uri(join(dir, 'AGENTS.md')) }));
-    expect(fifo.code).toBe(-32603);
+    expect(fifo.wireCode).toBe(-32603);
     expect(fifo.message).toBe(
       `fs/readFile: ${join(dir, 'AGENTS.md')} is a FIFO (named pipe), not a regular file; fs/readFile reads regular files only`,
     );
@@ -38,7 +38,7 @@ describe('fs methods on what a sandboxed command planted', () => {
     expect(noFollow.message).toBe(
       `fs/readFile: ${join(dir, 'link.md')} is a symbolic link, and followSymlinks is false`,
     );
-    expect((await rpcError(call('fs/readFile', { path: uri(join(dir, 'missing')) }))).code).toBe(-32004);
+    expect((await rpcError(call('fs/readFile', { path: uri(join(dir, 'missing')) }))).wireCode).toBe(-32004);
   });
 
   it('fs/writeFile: a link is refused and its target untouched; a plain file is written', async () => {

@@ -159,8 +159,8 @@ async function guard<T>(method: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof RpcError) throw error;
-    if (error instanceof NotRegularFileError) throw internalError(notRegularMessage(method, error));
+    if (RpcError.isInstance(error)) throw error;
+    if (NotRegularFileError.isInstance(error)) throw internalError(notRegularMessage(method, error));
     const code = (error as NodeJS.ErrnoException).code;
     const message = (error as Error).message;
     if (code === 'ENOENT') throw notFound(`No such file or directory: ${message}`);

@@ -1,5 +1,6 @@
 import { constants, existsSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, readlink, stat } from 'node:fs/promises';
+import { markError, UxError } from '@ux/protocol/core';
 
 /**
  * `O_PATH` (Linux): a descriptor that names a file without opening it — no driver `open` of a device,
@@ -33,8 +34,10 @@ export function describeFileType(stats: Stats): string {
   return 'not a regular file';
 }
 
+const NOT_REGULAR_FILE = 'ux.error.not-regular-file';
+
 /** The path is something other than a regular file (or a link the operation will not follow). */
-export class NotRegularFileError extends Error {
+export class NotRegularFileError extends UxError {
   constructor(
     readonly path: string,
     /** `describeFileType`'s words: `a FIFO (named pipe)`, `a character device`, `a symbolic link`, … */
@@ -42,8 +45,18 @@ export class NotRegularFileError extends Error {
     /** Where a followed link led, when the path was one. */
     readonly target?: string,
   ) {
-    super(`${path}${target !== undefined && target !== path ? ` (a link to ${target})` : ''} is ${kind}`);
+    super(
+      'not_regular_file',
+      `${path}${target !== undefined && target !== path ? ` (a link to ${target})` : ''} is ${kind}`,
+    );
     this.name = 'NotRegularFileError';
+    markError(this, NOT_REGULAR_FILE);
+  }
+  static override isInstance(error: unknown): error is NotRegularFileError {
+    return UxError.hasMarker(error, NOT_REGULAR_FILE);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), path: this.path, kind: this.kind, target: this.target };
   }
 }
 

@@ -1,13 +1,27 @@
-import { describeWireIssues, InvalidArgumentsError, WireErrorCode } from '@ux/protocol';
+import { describeWireIssues, InvalidArgumentsError, markError, UxError, WireErrorCode } from '@ux/protocol';
 
-/** A failure answered to the client as a JSON-RPC error with this code and message. */
-export class RpcError extends Error {
+const RPC_ERROR = 'ux.error.exec-server-rpc';
+
+/**
+ * A request the server could not serve, answered to the client as a JSON-RPC error with `wireCode`
+ * and the message. The client sees it as `ExecServerRequestError`, with the same code.
+ */
+export class RpcError extends UxError {
   constructor(
-    readonly code: number,
+    /** The JSON-RPC error code (`WireErrorCode`): -32602 invalid params, -32004 not found, … */
+    readonly wireCode: number,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super('exec_server_request_failed', message, options);
     this.name = 'RpcError';
+    markError(this, RPC_ERROR);
+  }
+  static override isInstance(error: unknown): error is RpcError {
+    return UxError.hasMarker(error, RPC_ERROR);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), wireCode: this.wireCode };
   }
 }
 

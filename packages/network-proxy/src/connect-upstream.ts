@@ -1,4 +1,5 @@
 import { connect, isIP, type Socket } from 'node:net';
+import { markError, UxError } from '@ux/protocol/core';
 import { isLocalAddress } from './is-local-address.js';
 import { formatHostPort, type NormalizedHost, normalizeHost } from './normalize-host.js';
 
@@ -16,16 +17,30 @@ export type UpstreamFailure =
   | 'timeout'
   | 'failed';
 
+const UPSTREAM_CONNECT_FAILED = 'ux.error.upstream-connect';
+
 /** Why no upstream connection could be made; `message` is written for the person behind the client. */
-export class UpstreamError extends Error {
+export class UpstreamError extends UxError {
   readonly failure: UpstreamFailure;
   /** The addresses tried, or the local ones refused. */
   readonly addresses: readonly string[];
-  constructor(failure: UpstreamFailure, message: string, addresses: readonly string[] = []) {
-    super(message);
+  constructor(
+    failure: UpstreamFailure,
+    message: string,
+    addresses: readonly string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super('upstream_connect_failed', message, options);
     this.name = 'UpstreamError';
     this.failure = failure;
     this.addresses = addresses;
+    markError(this, UPSTREAM_CONNECT_FAILED);
+  }
+  static override isInstance(error: unknown): error is UpstreamError {
+    return UxError.hasMarker(error, UPSTREAM_CONNECT_FAILED);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), failure: this.failure, addresses: this.addresses };
   }
 }
 

@@ -303,10 +303,9 @@ class NetworkProxyServer implements NetworkProxy, ProxyContext {
       return { kind: 'connected', socket };
     } catch (error) {
       if (signal.aborted) return cancelled();
-      const failure =
-        error instanceof UpstreamError
-          ? error
-          : new UpstreamError('failed', `could not connect: ${String(error)}`);
+      const failure = UpstreamError.isInstance(error)
+        ? error
+        : new UpstreamError('failed', `could not connect: ${String(error)}`);
       if (failure.failure === 'local_address') {
         record.decision = verdict.decision === 'allowed' ? 'denied' : 'asked_denied';
         record.denial = 'local_address';

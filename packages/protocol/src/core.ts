@@ -57,6 +57,7 @@ export {
 export { HeadTailBuffer } from './output/head-tail-buffer.js';
 export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
 export { checkPosixPlanRequest } from './plugins/check-posix-plan-request.js';
+export * from './plugins/escalation-broker.js';
 export {
   type BackendFailure,
   firstAvailableBackend,

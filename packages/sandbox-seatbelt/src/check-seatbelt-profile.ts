@@ -115,7 +115,7 @@ export function checkSeatbeltProfile(
   try {
     nodes = parseSbpl(text);
   } catch (error) {
-    if (error instanceof SbplSyntaxError) return [error.message];
+    if (SbplSyntaxError.isInstance(error)) return [error.message];
     throw error;
   }
   const at = (node: SbplNode) => `line ${text.slice(0, node.offset).split('\n').length}`;

@@ -1,3 +1,5 @@
+import { markError, UxError } from '@ux/protocol/core';
+
 /** One node of an SBPL profile read as S-expressions. */
 export type SbplNode =
   | { type: 'list'; items: SbplNode[]; offset: number }
@@ -5,14 +7,24 @@ export type SbplNode =
   | { type: 'number'; value: number; offset: number }
   | { type: 'string'; value: string; regex: boolean; offset: number };
 
-export class SbplSyntaxError extends Error {
+const SBPL_SYNTAX_ERROR = 'ux.error.sbpl-syntax';
+
+/** SBPL text that does not read as S-expressions; `line` and `offset` say where. */
+export class SbplSyntaxError extends UxError {
   constructor(
     message: string,
     readonly offset: number,
     readonly line: number,
   ) {
-    super(`line ${line}: ${message}`);
+    super('sbpl_syntax_error', `line ${line}: ${message}`);
     this.name = 'SbplSyntaxError';
+    markError(this, SBPL_SYNTAX_ERROR);
+  }
+  static override isInstance(error: unknown): error is SbplSyntaxError {
+    return UxError.hasMarker(error, SBPL_SYNTAX_ERROR);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), line: this.line, offset: this.offset };
   }
 }
 

@@ -1,3 +1,5 @@
+import { markError, UxError } from '@ux/protocol/core';
+
 /** An open Win32 handle (opaque: a pointer value on the real API, anything in a fake). */
 export type Win32Handle = bigint | number | string;
 
@@ -25,17 +27,27 @@ export interface CreatedProcess {
   pid: number;
 }
 
-/** A failed Win32 call: the function and its error code. */
-export class Win32CallError extends Error {
+const WIN32_CALL_FAILED = 'ux.error.win32-call';
+
+/** A failed Win32 call: the function and its Win32 error code (`GetLastError`). */
+export class Win32CallError extends UxError {
   constructor(
     readonly fn: string,
-    readonly code: number,
+    readonly win32Code: number,
     detail = '',
   ) {
     super(
-      `${fn} failed with Win32 error ${code}${code === 5 ? ' (ERROR_ACCESS_DENIED)' : ''}${detail ? `: ${detail}` : ''}`,
+      'win32_call_failed',
+      `${fn} failed with Win32 error ${win32Code}${win32Code === 5 ? ' (ERROR_ACCESS_DENIED)' : ''}${detail ? `: ${detail}` : ''}`,
     );
     this.name = 'Win32CallError';
+    markError(this, WIN32_CALL_FAILED);
+  }
+  static override isInstance(error: unknown): error is Win32CallError {
+    return UxError.hasMarker(error, WIN32_CALL_FAILED);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), fn: this.fn, win32Code: this.win32Code };
   }
 }
 

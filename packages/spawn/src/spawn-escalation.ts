@@ -1,4 +1,4 @@
-import type { SpawnRequest } from '@ux/protocol/core';
+import type { SpawnEscalation, SpawnRequest } from '@ux/protocol/core';
 
 /**
  * The descriptor at which a ZshFork command finds its escalation socket (`UX_ESCALATE_SOCKET`). Above
@@ -11,15 +11,9 @@ export const ESCALATION_FD = 63;
  * datagram socketpair, hands the server end to the broker listening at `socketPath` with the
  * single-use `token`, and leaves the client end at `fd` (without close-on-exec) for the command. When
  * the broker refuses or is unreachable, the command does not run (exit 127, the reason on stderr).
+ * The type is the contract's (`@ux/protocol`), which the broker's sessions hand out.
  */
-export interface SpawnEscalation {
-  /** The broker's Unix socket (`EscalationBroker.socketPath` of `@ux/zsh-fork`). */
-  socketPath: string;
-  /** A token the broker was told about for this one command; it is used up by the handshake. */
-  token: string;
-  /** Where the command finds its end of the socket; `ESCALATION_FD` unless there is a reason. */
-  fd: number;
-}
+export type { SpawnEscalation };
 
 /** A spawn request for the local spawner: the protocol's request plus what only a local host can do. */
 export interface LocalSpawnRequest extends SpawnRequest {

@@ -5,6 +5,7 @@ import type { Orchestrator } from '@ux/orchestrator';
 import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  type EscalationBroker,
   ensureUxRuntimeRoot,
   excludedByShellEnvironmentPolicy,
   execCommandToolDefinition,
@@ -20,7 +21,6 @@ import {
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
 import { ShellSnapshotCache } from '@ux/spawn';
-import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import type { DoorEnvironment } from './door-environments.js';
 import { execCommand } from './exec-command.js';

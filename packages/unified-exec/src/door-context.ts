@@ -1,6 +1,7 @@
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
 import type {
+  EscalationBroker,
   ExecProcess,
   ExecResult,
   LaunchPlan,
@@ -9,7 +10,6 @@ import type {
   UxEvent,
 } from '@ux/protocol/core';
 import type { LocalSpawnRequest, OutputTracker } from '@ux/spawn';
-import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorEnvironment } from './door-environments.js';
 import type { ExecInterception } from './intercept-execs.js';
 import type { OutputStream } from './output-stream.js';

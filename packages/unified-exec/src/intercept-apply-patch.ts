@@ -56,7 +56,7 @@ export async function interceptApplyPatch(
     ...(exitCode === 1 ? { success: false } : {}),
     ...extra,
   });
-  if (invocation instanceof ApplyPatchError)
+  if (ApplyPatchError.isInstance(invocation))
     return finished(1, `apply_patch verification failed: ${invocation.message}`);
   const workdir = invocation.workdir === undefined ? cwd : resolve(cwd, invocation.workdir);
   if (!existsSync(workdir))

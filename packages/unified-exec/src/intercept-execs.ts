@@ -1,6 +1,5 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
-import { readableText } from '@ux/protocol/core';
-import type { ExecAction, InterceptedExec } from '@ux/zsh-fork';
+import { type ExecAction, type InterceptedExec, readableText } from '@ux/protocol/core';
 import type { DoorContext, Launched } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';
 import type { SandboxNotices } from './sandbox-notices.js';

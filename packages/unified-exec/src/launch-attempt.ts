@@ -1,7 +1,6 @@
 import type { Attempt } from '@ux/orchestrator';
-import { SandboxUnavailableError } from '@ux/protocol/core';
+import { type EscalationBroker, type EscalationSession, SandboxUnavailableError } from '@ux/protocol/core';
 import { launchPlanned, OutputTracker, waitForEarlyExit } from '@ux/spawn';
-import type { EscalationBroker, EscalationSession } from '@ux/zsh-fork';
 import type { Launched, ProcessStarter } from './door-context.js';
 import type { ExecInterception } from './intercept-execs.js';
 import { planContradiction } from './plan-contradiction.js';

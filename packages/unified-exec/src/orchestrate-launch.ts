@@ -1,8 +1,7 @@
 import { dirname } from 'node:path';
 import type { OrchestratorOutcome, OrchestratorRequest } from '@ux/orchestrator';
-import { encodeEnvPolicy, prependPathLine } from '@ux/protocol/core';
+import { type EscalationBroker, encodeEnvPolicy, prependPathLine } from '@ux/protocol/core';
 import { snapshotShellKind } from '@ux/spawn';
-import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment } from './build-environment.js';
 import type { DoorContext, Launched } from './door-context.js';
 import type { ResolvedEnvironment } from './door-environments.js';

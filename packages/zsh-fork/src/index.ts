@@ -29,12 +29,25 @@ export {
 export { BUILD_INFO_FILE, readBuildInfo, type ZshForkBuildInfo } from './build/build-info.js';
 export { type BuildZshForkOptions, buildZshFork, type ZshForkBuild } from './build/build-zsh-fork.js';
 export {
+  availableZshSource,
   cachedZshForkPath,
+  currentZshForkCache,
   type EnsureZshForkCacheOptions,
   ensureZshForkCache,
   type ZshForkCache,
   zshForkCacheDir,
+  zshSourceCacheDir,
 } from './build/ensure-zsh-fork-cache.js';
+export {
+  describeZshSourceFetch,
+  type FetchDebianZshSourceOptions,
+  fetchDebianZshSource,
+  findDsc,
+  type PlanZshSourceFetchOptions,
+  planZshSourceFetch,
+  type ZshSourceFetchPlan,
+} from './build/fetch-debian-zsh-source.js';
+export { type FetchZshSourceStepOptions, fetchZshSourceStep } from './build/fetch-zsh-source-step.js';
 export {
   defaultZshForkDir,
   type LocateZshForkOptions,

@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The patched zsh that `packages/zsh-fork/scripts/ensure-zsh-fork.mjs` builds for tests:
+ * The patched zsh that `packages/zsh-fork/scripts/ensure-zsh-fork.mjs` builds for tests (from the source
+ * `npm run zsh-source` downloads):
  * `$UX_ZSH_FORK_CACHE/bin/zsh`, else `~/.cache/ux/zsh-fork/<first 12 hex of the patch's sha256>/bin/zsh`
  * (the same rule as `zshForkCacheDir` in `@ux/zsh-fork`, which this package cannot import). Throws,
  * with the command that builds it, when it is missing or was built from another version of the patch:
@@ -19,7 +20,8 @@ export function zshForkPath(env: NodeJS.ProcessEnv = process.env): string {
     ? resolve(env.UX_ZSH_FORK_CACHE)
     : join(env.HOME || homedir(), '.cache', 'ux', 'zsh-fork', sha256.slice(0, 12));
   const zsh = join(dir, 'bin', 'zsh');
-  const build = `node ${join(root, 'packages', 'zsh-fork', 'scripts', 'ensure-zsh-fork.mjs')}`;
+  // zsh's source is its own named step: the build cannot start without it.
+  const build = `node ${join(root, 'packages', 'zsh-fork', 'scripts', 'ensure-zsh-fork.mjs')} (zsh's source first, when it is not downloaded yet: npm run zsh-source)`;
   try {
     accessSync(zsh, constants.X_OK);
   } catch {

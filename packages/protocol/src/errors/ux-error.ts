@@ -1,5 +1,6 @@
 /**
- * The closed set of reasons a ux operation can fail. A non-zero exit is a result, never an error.
+ * The closed set of reasons a ux operation can fail, each saying what happened. A non-zero exit is a
+ * result, never an error. `docs/errors.md` lists the same codes (a test keeps the two equal).
  */
 export type UxErrorCode =
   | 'unknown_process_id'
@@ -12,7 +13,17 @@ export type UxErrorCode =
   | 'invalid_arguments'
   | 'config_error'
   | 'unknown_plugin'
-  | 'control_error';
+  | 'control_error'
+  | 'zsh_fork_build_failed'
+  | 'apply_patch_failed'
+  | 'not_regular_file'
+  | 'exec_server_request_failed'
+  | 'upstream_connect_failed'
+  | 'sbpl_syntax_error'
+  | 'win32_call_failed'
+  | 'approval_answer_refused'
+  | 'conformance_failed'
+  | 'conformance_skipped';
 
 const MARKER = 'ux.error';
 

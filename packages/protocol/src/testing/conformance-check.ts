@@ -1,3 +1,5 @@
+import { markError, UxError } from '../errors/ux-error.js';
+
 /** One named behaviour a plugin must show. `run` throws a `ConformanceFailure` (or any error) when it does not. */
 export interface ConformanceCheck {
   name: string;
@@ -6,18 +8,33 @@ export interface ConformanceCheck {
   skip?: string;
 }
 
-export class ConformanceFailure extends Error {
-  constructor(message: string) {
-    super(message);
+const CONFORMANCE_FAILED = 'ux.error.conformance-failed';
+const CONFORMANCE_SKIPPED = 'ux.error.conformance-skipped';
+
+/** A plugin did not show a behaviour its interface requires; the message says which and how. */
+export class ConformanceFailure extends UxError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('conformance_failed', message, options);
     this.name = 'ConformanceFailure';
+    markError(this, CONFORMANCE_FAILED);
+  }
+  static override isInstance(error: unknown): error is ConformanceFailure {
+    return UxError.hasMarker(error, CONFORMANCE_FAILED);
   }
 }
 
 /** Thrown by a check that finds, while running, that it cannot run here; reported as skipped with the reason. */
-export class ConformanceSkip extends Error {
+export class ConformanceSkip extends UxError {
   constructor(readonly reason: string) {
-    super(`skipped: ${reason}`);
+    super('conformance_skipped', `skipped: ${reason}`);
     this.name = 'ConformanceSkip';
+    markError(this, CONFORMANCE_SKIPPED);
+  }
+  static override isInstance(error: unknown): error is ConformanceSkip {
+    return UxError.hasMarker(error, CONFORMANCE_SKIPPED);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), reason: this.reason };
   }
 }
 
@@ -80,7 +97,7 @@ export async function runConformanceChecks(
       await item.run();
       outcomes.push({ name: item.name, status: 'passed' });
     } catch (error) {
-      if (error instanceof ConformanceSkip)
+      if (ConformanceSkip.isInstance(error))
         outcomes.push({ name: item.name, status: 'skipped', reason: error.reason });
       else outcomes.push({ name: item.name, status: 'failed', error });
     }

@@ -20,7 +20,7 @@ export function describeConformance(
             try {
               await item.run();
             } catch (error) {
-              if (error instanceof ConformanceSkip) context.skip(error.reason);
+              if (ConformanceSkip.isInstance(error)) context.skip(error.reason);
               else throw error;
             }
           },

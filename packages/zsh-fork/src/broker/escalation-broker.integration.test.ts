@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ESCALATION_BROKER_SPECIFICATION_VERSION } from '@ux/protocol/core';
 import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
 import { createLocalSpawner, type LocalSpawnRequest } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
@@ -92,6 +93,15 @@ function recorder(answer: (exec: InterceptedExec) => ExecAction | Promise<ExecAc
   };
   return { seen, handler };
 }
+
+describe('the contract', () => {
+  it("is @ux/protocol's EscalationBroker, version 1", () => {
+    const contract: EscalationBroker = broker;
+    expect(contract.specificationVersion).toBe(ESCALATION_BROKER_SPECIFICATION_VERSION);
+    expect(contract.specificationVersion).toBe('ux-escalation-broker-v1');
+    expect(contract.id).toBe('zsh-fork');
+  });
+});
 
 describe('Run', () => {
   it('executes the program in place and reports file, argv, workdir and env without its own variables', async () => {

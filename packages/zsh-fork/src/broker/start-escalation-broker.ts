@@ -3,8 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import { SpawnFailedError } from '@ux/protocol/core';
-import { ESCALATION_FD, type SpawnEscalation } from '@ux/spawn';
+import {
+  ESCALATION_BROKER_SPECIFICATION_VERSION,
+  type EscalationBroker,
+  type EscalationEnv,
+  type EscalationSession,
+  SpawnFailedError,
+} from '@ux/protocol/core';
+import { ESCALATION_FD } from '@ux/spawn';
 import { type BrokerEvent, type BrokerOp, parseBrokerEvent } from './broker-wire.js';
 import type { EscalateAction, ExecAction, ExecHandler, InterceptedExec } from './exec-handler.js';
 import { checkedNativePath, defaultBrokerPath, defaultWrapperPath } from './native-binary-path.js';
@@ -24,53 +30,9 @@ export interface StartEscalationBrokerOptions {
   onDiagnostic?(message: string): void;
 }
 
-/** Environment a ZshFork command needs on top of its own, next to `spawnEscalation`. */
-export interface EscalationEnv {
-  EXEC_WRAPPER: string;
-  UX_ESCALATE_SOCKET: string;
-}
-
-/** One command's connection to the broker. */
-export interface EscalationSession {
-  readonly id: string;
-  /** Single-use: the spawn helper's handshake uses it up. */
-  readonly token: string;
-  /** The value for `@ux/spawn`'s `escalation` spawn request field. */
-  readonly spawnEscalation: SpawnEscalation;
-  /** Variables to add to the command's environment. */
-  readonly env: EscalationEnv;
-  /**
-   * How many of its execs the broker answered Run by itself (a repeat of one the handler answered Run
-   * with `cache: true`); known once `close()` resolved, 0 before.
-   */
-  readonly cachedRuns: number;
-  /**
-   * Ends the session: its socket closes (later execs of the command fail closed), pending decisions
-   * are aborted, escalated children get SIGTERM, then SIGKILL after 500 ms. Resolves once they are gone.
-   */
-  close(): Promise<void>;
-}
-
-/** The Node side of one `ux-escalate-broker` sidecar. */
-export interface EscalationBroker {
-  readonly socketPath: string;
-  readonly wrapperPath: string;
-  /** The sidecar's pid. */
-  readonly pid: number;
-  /**
-   * Registers a session whose execs go to `handler`. Resolves once the broker knows its token, so the
-   * command can be spawned right away.
-   */
-  openSession(handler: ExecHandler): Promise<EscalationSession>;
-  /**
-   * Forgets every session's cached Run answers: call it whenever anything a cacheable decision read
-   * changes (a rule added or changed). Synchronous on the Node side: a decision that started before
-   * it and answers after it is not cached, and the broker reads this before any later reply.
-   */
-  invalidateCaches(): void;
-  /** Ends every session and escalated child, stops the sidecar and removes its directory. */
-  close(): Promise<void>;
-}
+// `EscalationBroker`, `EscalationSession` and `EscalationEnv` are the contract's (`@ux/protocol`);
+// re-exported for callers of this package.
+export type { EscalationBroker, EscalationEnv, EscalationSession };
 
 interface SessionState {
   id: string;
@@ -161,6 +123,8 @@ export async function startEscalationBroker(
 }
 
 class Broker implements EscalationBroker {
+  readonly specificationVersion = ESCALATION_BROKER_SPECIFICATION_VERSION;
+  readonly id = 'zsh-fork';
   readonly pid: number;
   private readonly sessions = new Map<string, SessionState>();
   private readonly requests = new Map<number, RequestState>();

@@ -9,7 +9,7 @@ export interface ZshForkBuildInfo {
   patchSha256: string;
   /** ISO date of the build. */
   builtAt: string;
-  /** Where the source came from: a path, or "apt-get source zsh (5.9-4)". */
+  /** Where the source came from: a path, or "Debian's zsh source package (…/zsh_5.9-4.dsc)". */
   source: string;
   configureArgs: string[];
   platform: string;

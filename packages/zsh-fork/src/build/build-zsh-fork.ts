@@ -36,16 +36,17 @@ import { zshForkPatch } from './zsh-fork-patch.js';
 export interface BuildZshForkOptions {
   /**
    * A zsh 5.9 source directory, a release tarball (.tar.xz/.tar.gz/.tar.bz2) or a Debian `.dsc`.
-   * Without it, Debian's source package is fetched with `apt-get source zsh`.
+   * Without it, Debian's source package is downloaded from the system's mirror
+   * (`fetchDebianZshSource`; apt's configuration is only read).
    */
   source?: string;
   /** Where to install: `bin/zsh`, `share/zsh/…` (functions) and `BUILD_INFO.json`. */
   outDir: string;
   /** Where to unpack and build; default a temp directory, removed afterwards. Kept when given. */
   workDir?: string;
-  /** Where `apt-get source` downloads to, and finds an earlier download; default inside workDir. */
+  /** Where Debian's source package is downloaded to, and found again; default inside workDir. */
   sourceCacheDir?: string;
-  /** Every line of output of the steps (apt-get, tar, patch, configure, make). */
+  /** Every line of output of the steps (download, tar, patch, configure, make). */
   onLog?: (line: string) => void;
   /** One short line per step ("configuring", "compiling (make -j2)"…). */
   onStep?: (step: string) => void;
@@ -110,14 +111,14 @@ export async function buildZshFork(options: BuildZshForkOptions): Promise<ZshFor
     let sourceLabel: string;
     let tree: string;
     if (options.source === undefined) {
-      step('fetching the zsh source (apt-get source zsh)');
+      step("fetching Debian's zsh source package from the system's mirror");
       const dsc = await fetchDebianZshSource({
         downloadDir: options.sourceCacheDir ?? join(workDir, 'download'),
         onLine: log,
         signal: options.signal,
       });
       tree = await unpackDsc(dsc, workDir, run);
-      sourceLabel = `apt-get source zsh (${dsc})`;
+      sourceLabel = `Debian's zsh source package (${dsc})`;
     } else {
       const source = resolve(options.source);
       let isDirectory: boolean;

@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readBuildInfo } from './build-info.js';
 import { buildZshFork } from './build-zsh-fork.js';
+import { findDsc } from './fetch-debian-zsh-source.js';
 import { verifyZshFork } from './verify-zsh-fork.js';
+import { ZshForkBuildError } from './zsh-fork-build-error.js';
 import { zshForkPatch } from './zsh-fork-patch.js';
 
 export interface EnsureZshForkCacheOptions {
@@ -11,6 +13,10 @@ export interface EnsureZshForkCacheOptions {
   onLog?: (line: string) => void;
   onStep?: (step: string) => void;
   signal?: AbortSignal;
+  /** Download Debian's zsh source first when none is available; default false (it then throws). */
+  fetchSource?: boolean;
+  /** The fix text for a missing source when `fetchSource` is false: the command that fetches it. */
+  fetchSourceFix?: string;
 }
 
 export interface ZshForkCache {
@@ -48,21 +54,59 @@ export function cachedZshForkPath(env: NodeJS.ProcessEnv = process.env): string 
 }
 
 /**
- * The cached patched zsh, built once per patch: reused when its BUILD_INFO.json names the current
- * patch and it passes the smoke test, else built again. The source is `$UX_ZSH_SOURCE` (directory,
- * tarball or .dsc) or Debian's source package, downloaded once into `~/.cache/ux/zsh-src`.
+ * Where Debian's zsh source package is downloaded for the tests' build (`npm run zsh-source`):
+ * `$UX_ZSH_SOURCE_CACHE`, else `~/.cache/ux/zsh-src`.
  */
-export async function ensureZshForkCache(options: EnsureZshForkCacheOptions = {}): Promise<ZshForkCache> {
-  const env = options.env ?? process.env;
+export function zshSourceCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.UX_ZSH_SOURCE_CACHE) return resolve(env.UX_ZSH_SOURCE_CACHE);
+  return join(env.HOME || homedir(), '.cache', 'ux', 'zsh-src');
+}
+
+/**
+ * The zsh source a build would use without downloading anything: `$UX_ZSH_SOURCE`, else a source
+ * package already in `zshSourceCacheDir`; undefined when it would have to be fetched first.
+ */
+export function availableZshSource(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.UX_ZSH_SOURCE ? resolve(env.UX_ZSH_SOURCE) : findDsc(zshSourceCacheDir(env));
+}
+
+/** The cached build for the current patch, when it is there and passes the smoke test. */
+export async function currentZshForkCache(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ZshForkCache | undefined> {
   const patch = zshForkPatch();
   const dir = zshForkCacheDir(patch.sha256, env);
   const zshPath = join(dir, 'bin', 'zsh');
   if (readBuildInfo(dir)?.patchSha256 === patch.sha256 && (await verifyZshFork(zshPath)).ok)
     return { zshPath, dir, built: false };
+  return undefined;
+}
+
+/**
+ * The cached patched zsh, built once per patch: reused when its BUILD_INFO.json names the current
+ * patch and it passes the smoke test, else built again. The source is `$UX_ZSH_SOURCE` (directory,
+ * tarball or .dsc) or Debian's source package in `zshSourceCacheDir`, which is downloaded there
+ * first (from the system's mirror, changing no configuration) only when `fetchSource` is true;
+ * otherwise a missing source throws `ZshForkBuildError` (`source_unavailable`).
+ */
+export async function ensureZshForkCache(options: EnsureZshForkCacheOptions = {}): Promise<ZshForkCache> {
+  const env = options.env ?? process.env;
+  const current = await currentZshForkCache(env);
+  if (current) return current;
+  const dir = zshForkCacheDir(zshForkPatch().sha256, env);
+  const source = availableZshSource(env);
+  if (source === undefined && options.fetchSource !== true)
+    throw new ZshForkBuildError({
+      reason: 'source_unavailable',
+      problem: `the patched zsh is not built (no ${join(dir, 'bin', 'zsh')}) and zsh's source is not downloaded (nothing in ${zshSourceCacheDir(env)}, UX_ZSH_SOURCE unset)`,
+      fix:
+        options.fetchSourceFix ??
+        'fetch it with: ux zsh-fork build (or pass UX_ZSH_SOURCE=/path/to/zsh-5.9.tar.xz)',
+    });
   const build = await buildZshFork({
     outDir: dir,
-    ...(env.UX_ZSH_SOURCE ? { source: env.UX_ZSH_SOURCE } : {}),
-    sourceCacheDir: join(env.HOME || homedir(), '.cache', 'ux', 'zsh-src'),
+    ...(source === undefined ? {} : { source }),
+    sourceCacheDir: zshSourceCacheDir(env),
     onLog: options.onLog,
     onStep: options.onStep,
     signal: options.signal,

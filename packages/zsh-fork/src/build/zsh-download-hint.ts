@@ -13,14 +13,16 @@ export interface BuildHintContext {
   platform: NodeJS.Platform;
   /** Whether `/etc/debian_version` exists. */
   debian: boolean;
-  root: boolean;
+  /** Not needed any more: fetching the source changes no system configuration. */
+  root?: boolean;
 }
 
 /**
  * How to build the patched zsh here, as one line: `ux zsh-fork build` where ux can fetch the source
- * itself (Debian, as root), else the command with `--source` and where to download it.
+ * itself (Debian: from the system's mirror, as any user), else the command with `--source` and where
+ * to download it.
  */
 export function zshForkBuildHint(context: BuildHintContext): string {
-  if (context.platform === 'linux' && context.debian && context.root) return 'ux zsh-fork build';
+  if (context.platform === 'linux' && context.debian) return 'ux zsh-fork build';
   return `${BUILD_WITH_SOURCE_COMMAND} (download it from ${ZSH_TARBALL_URL})`;
 }

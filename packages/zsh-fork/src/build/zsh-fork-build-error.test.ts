@@ -16,6 +16,8 @@ describe('ZshForkBuildError', () => {
     );
     expect(ZshForkBuildError.isInstance(error)).toBe(true);
     expect(UxError.isInstance(error)).toBe(true);
+    // What happened, not what it leads to: a failed build is not an unavailable sandbox.
+    expect(error.code).toBe('zsh_fork_build_failed');
     expect(ZshForkBuildError.isInstance(new UxError('spawn_failed', 'x'))).toBe(false);
     expect(error.toJSON()).toMatchObject({
       reason: 'configure_failed',
@@ -25,10 +27,10 @@ describe('ZshForkBuildError', () => {
 });
 
 describe('how to build it', () => {
-  it('is plain `ux zsh-fork build` only where ux can fetch the source (Debian, root)', () => {
+  it('is plain `ux zsh-fork build` where ux can fetch the source from the mirror (Debian, any user)', () => {
     expect(zshForkBuildHint({ platform: 'linux', debian: true, root: true })).toBe('ux zsh-fork build');
+    expect(zshForkBuildHint({ platform: 'linux', debian: true, root: false })).toBe('ux zsh-fork build');
     for (const context of [
-      { platform: 'linux', debian: true, root: false },
       { platform: 'linux', debian: false, root: true },
       { platform: 'darwin', debian: false, root: false },
     ] as const)

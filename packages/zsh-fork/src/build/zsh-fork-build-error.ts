@@ -25,7 +25,7 @@ export interface ZshForkBuildErrorFields {
   fix: string;
   /** The file or directory concerned, when there is one. */
   path?: string;
-  /** The last lines of the failing step's output (configure, make, apt-get, patch). */
+  /** The last lines of the failing step's output (download, configure, make, patch). */
   logTail?: string;
   cause?: unknown;
 }
@@ -42,7 +42,7 @@ export class ZshForkBuildError extends UxError {
   readonly logTail: string | undefined;
 
   constructor(fields: ZshForkBuildErrorFields) {
-    super('sandbox_unavailable', renderBuildError(fields), { cause: fields.cause });
+    super('zsh_fork_build_failed', renderBuildError(fields), { cause: fields.cause });
     this.name = 'ZshForkBuildError';
     this.reason = fields.reason;
     this.problem = fields.problem;
