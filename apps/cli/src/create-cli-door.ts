@@ -139,7 +139,7 @@ async function composeDoor(
     ? undefined
     : createCliSandboxRegistry(session.sandboxPlugins, settings.enabledBackends?.value, session.sandboxHost);
   const orchestrator = createOrchestrator({
-    environments: environments.sandboxes,
+    environmentSandboxes: environments.sandboxes,
     sandboxRegistry: options.sandboxRegistry ?? ownRegistry!,
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,

@@ -111,7 +111,7 @@ async function orchestrateRemote(
         ? { scopeId: door.sessionId, shell: { name: snapshotShellKind(argv[0]!)!, path: argv[0]! } }
         : undefined;
     const outcome = await door.orchestrator.run(
-      { ...ids, ...request, environment: environment.id },
+      { ...ids, ...request, environmentId: environment.id },
       launchAttempt(
         {
           spawn: (spawn) =>
