@@ -48,8 +48,8 @@ export interface SessionFlags {
   denyRead?: string[];
   /** `-c key=value`, written over config.toml. */
   configOverrides?: ConfigOverride[];
-  /** `--env NAME`: the environment commands run in when a call does not say. */
-  environment?: string;
+  /** `--env NAME`: the execution environment commands run in when a call does not say. */
+  environmentId?: string;
 }
 
 /** Everything a command needs from configuration, resolved once. */
@@ -111,9 +111,9 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
       })),
       denyRead: flags.denyRead?.map((value) => ({ value, flag: `--deny-read ${value}` })),
       environment:
-        flags.environment === undefined
+        flags.environmentId === undefined
           ? undefined
-          : { value: flags.environment, flag: `--env ${flags.environment}` },
+          : { value: flags.environmentId, flag: `--env ${flags.environmentId}` },
     },
     homeDir: io.env.HOME || homedir(),
   });
@@ -122,7 +122,7 @@ export function loadCliSession(io: Io, flags: SessionFlags = {}): CliSession {
     requirements: configuration.requirements,
   });
   // An --env that names nothing (or something forbidden) is refused before anything starts.
-  if (flags.environment !== undefined) chooseEnvironment(settings, flags.environment);
+  if (flags.environmentId !== undefined) chooseEnvironment(settings, flags.environmentId);
   const userShell = io.env.SHELL || safeUserShell() || '/bin/bash';
   const home = configPaths(io.env).home;
   const toolPlan = planTools({

@@ -139,7 +139,7 @@ async function composeDoor(
     ? undefined
     : createCliSandboxRegistry(session.sandboxPlugins, settings.enabledBackends?.value, session.sandboxHost);
   const orchestrator = createOrchestrator({
-    environments: environments.sandboxes,
+    environmentSandboxes: environments.sandboxes,
     sandboxRegistry: options.sandboxRegistry ?? ownRegistry!,
     enabledBackends: settings.enabledBackends?.value,
     allowedBackends: settings.allowedBackends,
@@ -205,8 +205,8 @@ async function composeDoor(
     earlyExitWindowMs: session.configuration.user?.earlyExitWindowMs,
     // ux's credentials (every `token_env`) reach no command, snapshot, remote server or escalated
     // program, whatever the policy says.
-    environment: withCredentialsWithheld(settings.environment, credentials),
-    baseEnvironment: withoutCredentials(withoutTestSwitches(options.env), credentials),
+    shellEnvironmentPolicy: withCredentialsWithheld(settings.environment, credentials),
+    baseEnv: withoutCredentials(withoutTestSwitches(options.env), credentials),
     prependPath: applyPatchBin(join(dirname(session.rulesDirectory), 'bin')),
     helperPaths: applyPatchBinNeeds(),
     onWarning: options.onWarning,

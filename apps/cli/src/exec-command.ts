@@ -120,7 +120,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   });
   const session = loadPolicySession(
     io,
-    { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environment: values.env }) },
+    { ...flags, approvalPolicy, ...(values.env === undefined ? {} : { environmentId: values.env }) },
     HELP_COMMAND,
   );
   const policy = sessionPolicy(session, flags, { cwd, env: io.env, helpCommand: HELP_COMMAND });

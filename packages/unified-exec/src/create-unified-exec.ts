@@ -56,9 +56,16 @@ export interface UnifiedExecOptions {
   userShell?: string;
   /** Config `allow_login_shell`; default true. */
   allowLoginShell?: boolean;
-  /** Which host variables commands start from; ux's pinned variables are added on top. */
+  /**
+   * The shell environment policy (config `shell_environment_policy`): which host variables commands
+   * start from; ux's pinned variables are added on top.
+   */
+  shellEnvironmentPolicy?: ShellEnvironmentPolicy;
+  /** @deprecated Use `shellEnvironmentPolicy`; read only when it is absent. */
   environment?: ShellEnvironmentPolicy;
-  /** The variables the policy filters; default `process.env`. */
+  /** The variables the shell environment policy filters; default `process.env`. */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** @deprecated Use `baseEnv`; read only when it is absent. */
   baseEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Exported to commands as `UX_THREAD_ID`. */
   threadId?: string;
@@ -281,8 +288,8 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     cwd: options.cwd,
     userShell: options.userShell ?? process.env.SHELL ?? '/bin/bash',
     allowLoginShell: options.allowLoginShell ?? true,
-    environment: options.environment ?? {},
-    baseEnvironment: options.baseEnvironment ?? process.env,
+    shellEnvironmentPolicy: options.shellEnvironmentPolicy ?? options.environment ?? {},
+    baseEnv: options.baseEnv ?? options.baseEnvironment ?? process.env,
     threadId: options.threadId,
     maxBackgroundTerminalTimeoutMs:
       options.maxBackgroundTerminalTimeoutMs ?? DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
@@ -336,8 +343,11 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
           emit,
           ...(options.onWarning ? { onWarning: options.onWarning } : {}),
           ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
-          excluded: excludedByShellEnvironmentPolicy(options.environment),
-          ...snapshotCacheOptions(options.shellSnapshotCache, options.environment),
+          excluded: excludedByShellEnvironmentPolicy(options.shellEnvironmentPolicy ?? options.environment),
+          ...snapshotCacheOptions(
+            options.shellSnapshotCache,
+            options.shellEnvironmentPolicy ?? options.environment,
+          ),
         })
       : undefined,
   };

@@ -78,8 +78,9 @@ export interface DoorContext {
   cwd: string;
   userShell: string;
   allowLoginShell: boolean;
-  environment: ShellEnvironmentPolicy;
-  baseEnvironment: Readonly<Record<string, string | undefined>>;
+  shellEnvironmentPolicy: ShellEnvironmentPolicy;
+  /** The variables the shell environment policy filters (the host's). */
+  baseEnv: Readonly<Record<string, string | undefined>>;
   threadId: string | undefined;
   maxBackgroundTerminalTimeoutMs: number;
   toolOutputTokenLimit: number;

@@ -23,13 +23,13 @@ export type LaunchResult =
 export async function orchestrateLaunch(
   door: DoorContext,
   environment: ResolvedEnvironment,
-  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
+  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environmentId' | 'environment'>,
   context: CallContext & { startedAt: number },
   /** The command as the call gave it: refusals quote it. */
   command: string,
 ): Promise<LaunchResult> {
   if (environment.remote) return orchestrateRemote(door, environment, request, context, command);
-  const env = buildEnvironment(door.baseEnvironment, door.environment, door.threadId);
+  const env = buildEnvironment(door.baseEnv, door.shellEnvironmentPolicy, door.threadId);
   const { argv, cwd, tty } = request;
   try {
     const notices = new SandboxNotices();
@@ -97,7 +97,7 @@ export async function orchestrateLaunch(
 async function orchestrateRemote(
   door: DoorContext,
   environment: Extract<ResolvedEnvironment, { remote: true }>,
-  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environment'>,
+  request: Omit<OrchestratorRequest, 'callId' | 'turnId' | 'environmentId' | 'environment'>,
   context: CallContext & { startedAt: number },
   command: string,
 ): Promise<LaunchResult> {
@@ -110,13 +110,13 @@ async function orchestrateRemote(
         ? { scopeId: door.sessionId, shell: { name: snapshotShellKind(argv[0]!)!, path: argv[0]! } }
         : undefined;
     const outcome = await door.orchestrator.run(
-      { ...ids, ...request, environment: environment.id },
+      { ...ids, ...request, environmentId: environment.id },
       launchAttempt(
         {
           spawn: (spawn) =>
             environment.spawner.spawn({
               ...spawn,
-              envPolicy: environment.envPolicy ?? encodeEnvPolicy(door.environment),
+              envPolicy: environment.envPolicy ?? encodeEnvPolicy(door.shellEnvironmentPolicy),
               ...(snapshot ? { shellSnapshot: snapshot } : {}),
             }),
         },
@@ -124,7 +124,7 @@ async function orchestrateRemote(
           argv,
           cwd,
           // Only what ux adds; the rest comes from the server's own variables, by the policy.
-          env: buildEnvironment({}, door.environment, door.threadId),
+          env: buildEnvironment({}, door.shellEnvironmentPolicy, door.threadId),
           tty,
           projectRoots: [environment.cwd],
         },

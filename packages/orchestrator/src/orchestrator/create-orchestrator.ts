@@ -1,50 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type AdditionalPermissions,
   type ApprovalPolicy,
   type ApprovalRequest,
-  approvalPolicyName,
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
-  hasDenyRead,
-  InvalidArgumentsError,
-  isAbsolutePath,
-  isSandboxDenial,
-  MissingCommandLineError,
-  type NetworkApprovalContext,
-  probeSafely,
-  RejectedError,
   type Reviewer,
   type SandboxBackend,
-  type SandboxDeniedError,
-  type SandboxPermissions,
   type SandboxPolicy,
   type SandboxRegistry,
-  SandboxUnavailableError,
-  visibleJson,
 } from '@ux/protocol/core';
-import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
-import { availableDecisions } from '../approval/available-decisions.js';
-import { canonicalCommand } from '../approval/canonical-command.js';
-import type { PermissionHook, PermissionHookRequest } from '../approval/permission-hook.js';
-import { requestApproval } from '../approval/request-approval.js';
-import { type ApprovalRequirement, approvalRequirement } from '../policy/approval-requirement.js';
+import { type ApprovalStore, createApprovalStore } from '../approval/approval-store.js';
+import type { PermissionHook } from '../approval/permission-hook.js';
+import type { ApprovalRequirement } from '../policy/approval-requirement.js';
 import { createExecPolicy, type ExecPolicy } from '../policy/exec-policy.js';
 import type { RuleWriter } from '../policy/rule-file-appender.js';
-import { needsSandbox } from '../sandbox/needs-sandbox.js';
 import { createSandboxSelector, type SandboxSelector } from '../sandbox/sandbox-selector.js';
-import { widenPolicy } from '../sandbox/widen-policy.js';
 import { type BashParser, loadBashParser } from '../shell/bash-parser.js';
-import { shellInvocation } from '../shell/shell-invocation.js';
-import { shlexJoin } from '../shell/shlex-join.js';
-import { needsBashGrammar, SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.js';
-import type { Attempt, OrchestratorOutcome, SelectedSandbox } from './attempt.js';
-import { decideRetry, runAttempts } from './attempt-loop.js';
+import { createApprovalAnnouncer } from './approval-announcer.js';
+import type { Attempt, OrchestratorOutcome } from './attempt.js';
+import { bashParserFor } from './bash-parser-for.js';
+import { checkOrchestratorSettings } from './check-orchestrator-settings.js';
 import { decideExec, type ExecDecision, type ExecDecisionRequest } from './decide-exec.js';
 import { decideNetwork, type NetworkDecision, type NetworkDecisionRequest } from './decide-network.js';
 import { decidePatch, type PatchDecision, type PatchDecisionRequest } from './decide-patch.js';
-import { escalationPreGate } from './escalation-pre-gate.js';
+import { createEnvironmentSandboxPicker } from './environment-sandbox-picker.js';
+import type { OrchestratorRequest } from './orchestrator-request.js';
+import { reviewRoute } from './review-route.js';
+import { checkedRequirement, type OrchestratorSession, runCommand } from './run-command.js';
 import { preciseNowMs } from './session-changes.js';
+import { createSessionExecPolicy } from './session-exec-policy.js';
+
+export type { OrchestratorRequest } from './orchestrator-request.js';
 
 export interface OrchestratorSettings {
   /** Registered sandbox backends; the orchestrator imports none itself. */
@@ -100,12 +86,14 @@ export interface OrchestratorSettings {
   /** Approval ids for per-exec questions; default random UUIDs. */
   newApprovalId?: () => string;
   /**
-   * The sandbox of each remote environment, by environment id: the backend that carries the policy
-   * to the exec-server there (`createExecServerSandbox` of `@ux/exec-server-client`). A request for
-   * one of them is sandboxed by that backend only, never by a local one; the registry, enabled and
-   * allowed backends are this machine's. Its probe runs for every sandboxed request (it is a live
+   * The sandbox of each remote execution environment, by environment id: the backend that carries the
+   * policy to the exec-server there (`createExecServerSandbox` of `@ux/exec-server-client`). A request
+   * for one of them is sandboxed by that backend only, never by a local one; the registry, enabled
+   * and allowed backends are this machine's. Its probe runs for every sandboxed request (it is a live
    * connection: an environment down now may be back later), and a failed probe fails closed.
    */
+  environmentSandboxes?: Readonly<Record<string, SandboxBackend>>;
+  /** @deprecated Use `environmentSandboxes`; read only when `environmentSandboxes` is absent. */
   environments?: Readonly<Record<string, SandboxBackend>>;
   /**
    * When the session started (ms since the epoch, host clock, may be fractional); default: when the
@@ -114,39 +102,6 @@ export interface OrchestratorSettings {
    * configuration of its working directory: docs/zsh-fork.md).
    */
   sessionStartMs?: number;
-}
-
-/** One command to decide on and run. */
-export interface OrchestratorRequest {
-  callId: string;
-  turnId?: string;
-  /** The argv before sandboxing, e.g. `['/bin/bash', '-lc', 'cargo test']`. */
-  argv: readonly string[];
-  /** Absolute working directory. */
-  cwd: string;
-  tty: boolean;
-  /** Default `use_default`. */
-  sandboxPermissions?: SandboxPermissions;
-  /** Required with `with_additional_permissions`, refused otherwise. */
-  additionalPermissions?: AdditionalPermissions;
-  /** The requested permissions were granted earlier (`request_permissions`); no pre-gate, no prompt for them. */
-  permissionsPreapproved?: boolean;
-  /** The model's reason, shown when asking. */
-  justification?: string;
-  /** The model's suggested prefix for a saved rule. */
-  prefixRule?: readonly string[];
-  /**
-   * This turn sends every approval, retries included, to the automatic reviewer; default
-   * `settings.strictAutoReview`.
-   */
-  strictAutoReview?: boolean;
-  /** Aborts pending reviews (they answer `abort`); passed on to the attempts. */
-  signal?: AbortSignal;
-  /**
-   * The remote environment it runs in (a key of `settings.environments`); default this machine. An
-   * approval for the session covers the same command in the same environment only.
-   */
-  environment?: string;
 }
 
 export interface Orchestrator {
@@ -188,7 +143,7 @@ export interface Orchestrator {
    * zsh fork's broker forgets its cached Run answers here). Returns the unsubscribe function.
    */
   onExecPolicyChange(listener: () => void): () => void;
-  /** The sandbox policy commands run under (every environment's), for describing and naming denials. */
+  /** The sandbox policy commands run under (in every execution environment), for describing and naming denials. */
   readonly policy: EffectivePolicy;
   /** The approval policy: whether a call can ask for more than the sandbox gives (`on-request`). */
   readonly approvalPolicy: ApprovalPolicy;
@@ -198,406 +153,94 @@ export interface Orchestrator {
 /**
  * Policy in one place: exec-policy rules and command safety, the approval requirement and cache, the
  * reviewer chain, sandbox selection, the deny heuristic and the retry gates. It never spawns: the
- * caller's `attempt` does, so PTY, pipe and remote runs share every decision.
+ * caller's `attempt` does, so PTY, pipe and remote runs share every decision. Each part is a named
+ * function of this folder; this factory only puts the session's parts together.
  */
 export function createOrchestrator(settings: OrchestratorSettings): Orchestrator {
+  checkOrchestratorSettings(settings);
   const sessionStartMs = settings.sessionStartMs ?? preciseNowMs();
-  if (settings.strictAutoReview && settings.autoReviewer === undefined)
-    throw new InvalidArgumentsError({
-      tool: 'orchestrator',
-      issues: [
-        {
-          path: 'strictAutoReview',
-          message:
-            'is true but no autoReviewer is set: strict automatic review sends every approval to the automatic reviewer; pass autoReviewer, or leave strictAutoReview false',
-        },
-      ],
-    });
   const platform = settings.platform ?? process.platform;
   const policy =
     'type' in settings.policy ? effectivePolicyFromSandboxPolicy(settings.policy) : settings.policy;
-  const approvalPolicy = settings.approvalPolicy;
+  const { approvalPolicy } = settings;
   const sandboxes = createSandboxSelector({
     sandboxRegistry: settings.sandboxRegistry,
     platform,
     ...(settings.enabledBackends ? { enabledBackends: settings.enabledBackends } : {}),
     ...(settings.allowedBackends ? { allowedBackends: settings.allowedBackends } : {}),
   });
-  const store = settings.approvalStore ?? createApprovalStore();
   const chain = {
     hooks: settings.permissionHooks ?? [],
     ...(settings.autoReviewer ? { autoReviewer: settings.autoReviewer } : {}),
     user: settings.reviewer,
-    store,
+    store: settings.approvalStore ?? createApprovalStore(),
   };
-  const strictByDefault = settings.strictAutoReview ?? false;
-  const routedToAutoReviewer =
-    settings.autoReviewer !== undefined &&
-    ['on-request', 'granular'].includes(approvalPolicyName(approvalPolicy));
-  let execPolicy = settings.execPolicy ?? createExecPolicy();
-  // A request whose scripts are all one simple command of literal words needs no grammar: a
-  // short-lived host (`ux exec -- make test`) then never loads it.
-  const loadGrammar = settings.loadBashParser ?? loadBashParser;
-  const parserFor = (argv: readonly string[]): Promise<BashParser> => {
-    if (settings.bashParser) return Promise.resolve(settings.bashParser);
-    return needsBashGrammar(argv) ? loadGrammar() : Promise.resolve(SIMPLE_SCRIPT_PARSER);
-  };
-
-  const evaluate = (request: OrchestratorRequest, bash: BashParser): ApprovalRequirement => {
-    const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
-    return approvalRequirement({
-      argv: request.argv,
-      approvalPolicy,
-      fileSystemKind: policy.fileSystem.kind,
-      sandboxPermissions: request.permissionsPreapproved ? 'use_default' : sandboxPermissions,
-      ...(request.prefixRule ? { prefixRule: request.prefixRule } : {}),
-      execPolicy,
-      bash,
-      platform,
-    });
-  };
-
-  const policyListeners = new Set<() => void>();
-  const saveAmendment = async (prefix: string[]) => {
-    execPolicy = execPolicy.withRule({
-      pattern: prefix,
-      decision: 'allow',
-      source: { file: '(approved in this session)' },
-    });
-    for (const listener of policyListeners) {
-      try {
-        listener();
-      } catch (error) {
-        settings.onWarning?.(
-          `a rule-change listener threw: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    if (!settings.ruleWriter) return;
-    try {
-      await settings.ruleWriter(prefix);
-    } catch (error) {
-      settings.onWarning?.(
-        `the rule ${visibleJson(prefix)} applies for this session but could not be saved: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-      );
-    }
-  };
-
-  const approvalListeners = new Set<(request: ApprovalRequest) => void>();
-  const announce = (request: ApprovalRequest) => {
-    for (const listener of approvalListeners) {
-      try {
-        listener(structuredClone(request));
-      } catch (error) {
-        settings.onWarning?.(
-          `an approval listener threw: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-  };
-  const knownEnvironment = (request: OrchestratorRequest) => {
-    const { environment } = request;
-    if (environment === undefined || settings.environments?.[environment]) return;
-    const known = Object.keys(settings.environments ?? {});
-    throw new InvalidArgumentsError({
-      tool: 'orchestrator',
-      issues: [
-        {
-          path: 'environment',
-          message: `unknown environment "${environment}"; known remote environments: ${known.join(', ') || '(none)'}`,
-        },
-      ],
-    });
-  };
-  // A remote environment's sandbox is applied there; its probe is a live check of the connection.
-  // Local: the first backend that enforces everything the attempt's policy needs (fail closed).
-  // Remote: the exec-server there applies the same rule to the policy it is sent.
-  const selectSandbox = async (
-    environment: string | undefined,
-    attemptPolicy: EffectivePolicy,
-  ): Promise<Omit<SelectedSandbox, 'policy'>> => {
-    if (environment === undefined) return sandboxes.choose(attemptPolicy);
-    const backend = settings.environments![environment]!;
-    const probe = await probeSafely(backend);
-    if (probe.available) return { backend, ...(probe.enforces ? { enforces: probe.enforces } : {}) };
-    throw new SandboxUnavailableError({
-      backend: backend.id,
-      // The probe's reason usually names the environment already ("cannot reach environment …").
-      reason: probe.reason.includes(`environment "${environment}"`)
-        ? probe.reason
-        : `environment "${environment}": ${probe.reason}`,
-      fix: probe.fix,
-    });
-  };
-  const decider = {
+  const execPolicy = createSessionExecPolicy({
+    initial: settings.execPolicy ?? createExecPolicy(),
+    ...(settings.ruleWriter ? { ruleWriter: settings.ruleWriter } : {}),
+    ...(settings.onWarning ? { onWarning: settings.onWarning } : {}),
+  });
+  const announcer = createApprovalAnnouncer(settings.onWarning);
+  const session: OrchestratorSession = {
     approvalPolicy,
     policy,
-    execPolicy: () => execPolicy,
-    bash: parserFor,
     platform,
     chain,
-    sandboxes,
-    newApprovalId: settings.newApprovalId ?? randomUUID,
-    // Intercepted execs, patches and network questions: strict by default sends them to the reviewer too.
-    reviewer: strictByDefault || routedToAutoReviewer ? ('auto' as const) : ('user' as const),
-    onApprovalRequest: (request: ApprovalRequest) => announce(request),
-    sessionStartMs,
+    autoReviewer: settings.autoReviewer,
+    strictAutoReview: settings.strictAutoReview ?? false,
+    escalateOnFailure: settings.escalateOnFailure ?? true,
+    managedNetwork: settings.managedNetwork ?? false,
+    execPolicy,
+    announcer,
+    sandboxPicker: createEnvironmentSandboxPicker({
+      local: sandboxes,
+      environmentSandboxes: settings.environmentSandboxes ?? settings.environments ?? {},
+    }),
+    bashParserFor: bashParserFor({
+      ...(settings.bashParser ? { bashParser: settings.bashParser } : {}),
+      loadBashParser: settings.loadBashParser ?? loadBashParser,
+    }),
   };
+  // Intercepted execs, patches and network questions: strict by default sends them to the reviewer too.
+  const reviewer = reviewRoute({
+    strictAutoReview: session.strictAutoReview,
+    autoReviewer: settings.autoReviewer,
+    approvalPolicy,
+  });
+  const newApprovalId = settings.newApprovalId ?? randomUUID;
+  const { announce } = announcer;
 
   return {
     get execPolicy() {
-      return execPolicy;
+      return execPolicy.current();
     },
     policy,
     approvalPolicy,
     sandboxes,
-
-    decideExec: (request) => decideExec(decider, request),
-    decidePatch: (request) =>
-      decidePatch(
+    run: (request, attempt) => runCommand(session, request, attempt),
+    requirement: (request) => checkedRequirement(session, request),
+    decideExec: (request) =>
+      decideExec(
         {
           approvalPolicy,
           policy,
+          execPolicy: execPolicy.current,
+          bash: session.bashParserFor,
+          platform,
           chain,
-          reviewer: decider.reviewer,
-          newApprovalId: decider.newApprovalId,
-          announce,
-        },
-        request,
-      ),
-    decideNetwork: (request) =>
-      decideNetwork(
-        {
-          approvalPolicy,
-          chain,
-          reviewer: decider.reviewer,
-          newApprovalId: decider.newApprovalId,
-          announce,
-        },
-        request,
-      ),
-    onApprovalRequest(listener) {
-      approvalListeners.add(listener);
-      return () => approvalListeners.delete(listener);
-    },
-
-    onExecPolicyChange(listener) {
-      policyListeners.add(listener);
-      return () => policyListeners.delete(listener);
-    },
-
-    async requirement(request) {
-      validate(request);
-      knownEnvironment(request);
-      return evaluate(request, await parserFor(request.argv));
-    },
-
-    async run(request, attempt) {
-      validate(request);
-      knownEnvironment(request);
-      const bash = await parserFor(request.argv);
-      const sandboxPermissions = request.sandboxPermissions ?? 'use_default';
-      const preGate = escalationPreGate({
-        approvalPolicy,
-        sandboxPermissions,
-        permissionsPreapproved: request.permissionsPreapproved ?? false,
-      });
-      if (preGate) throw preGate;
-
-      const requirement = evaluate(request, bash);
-      if (requirement.type === 'forbidden')
-        throw new RejectedError({
-          reason: requirement.reason,
-          source: 'policy',
-          ...(requirement.byRule ? { decidedBy: 'rule' as const } : {}),
-        });
-
-      // Choose the first sandbox before asking anyone, so nobody approves a command that cannot run.
-      const denyRead = hasDenyRead(policy.fileSystem);
-      const attemptPolicy =
-        sandboxPermissions === 'with_additional_permissions'
-          ? widenPolicy(policy, request.additionalPermissions, request.cwd)
-          : policy;
-      const skipSandbox =
-        (requirement.type === 'skip' && requirement.bypassSandbox) ||
-        sandboxPermissions === 'require_escalated';
-      // Deny-read keeps the sandbox even for an approved escalation: unsandboxed would expose the hidden files.
-      const wantSandbox =
-        (denyRead || !skipSandbox) &&
-        needsSandbox(attemptPolicy, { managedNetwork: settings.managedNetwork ?? false });
-      const firstSandbox: SelectedSandbox | null = wantSandbox
-        ? { ...(await selectSandbox(request.environment, attemptPolicy)), policy: attemptPolicy }
-        : null;
-
-      const strict = request.strictAutoReview ?? strictByDefault;
-      const reviewer = strict || routedToAutoReviewer ? 'auto' : 'user';
-      const amendment = requirement.proposedAmendment;
-      // Made when someone is asked: a command that runs without a question never needs its key.
-      const cacheKey = () =>
-        approvalKey({
-          command: canonicalCommand(request.argv, bash),
-          cwd: request.cwd,
-          tty: request.tty,
-          sandbox_permissions: sandboxPermissions,
-          ...(request.additionalPermissions ? { additional_permissions: request.additionalPermissions } : {}),
-          ...(request.environment === undefined ? {} : { environment: request.environment }),
-        });
-      const signal = request.signal ?? new AbortController().signal;
-
-      const gates = {
-        approvalPolicy,
-        denyRead,
-        strictAutoReview: strict,
-        escalateOnFailure: settings.escalateOnFailure ?? true,
-        fileSystemRestricted: policy.fileSystem.kind === 'restricted',
-      };
-      const ask = async (question: {
-        phase: 'initial' | 'retry';
-        reason: string | undefined;
-        policyReason: string;
-        unsandboxed: 'now' | 'after_denial' | 'never';
-        hooks: 'allow_and_deny' | 'deny_only' | 'skip';
-        networkContext?: NetworkApprovalContext | null;
-      }) => {
-        const additional = sandboxPermissions === 'with_additional_permissions';
-        const network = question.networkContext ?? null;
-        const offerAmendment =
-          amendment !== undefined && !additional && network === null && reviewer === 'user';
-        const approvalRequest: ApprovalRequest = {
-          call_id: request.callId,
-          ...(request.turnId ? { turn_id: request.turnId } : {}),
-          command: [...request.argv],
-          display_command: displayed(request.argv),
-          cwd: request.cwd,
-          ...(request.environment === undefined ? {} : { environment_id: request.environment }),
-          ...(question.reason === undefined ? {} : { reason: question.reason }),
-          policy_reason: question.policyReason,
-          unsandboxed: question.unsandboxed,
-          retry: question.phase === 'retry',
-          // An allow rule runs its commands without the sandbox, unless the policy hides files.
-          ...(offerAmendment
-            ? { proposed_execpolicy_amendment: amendment, amendment_unsandboxed: !denyRead }
-            : {}),
-          ...(additional && request.additionalPermissions
-            ? { additional_permissions: request.additionalPermissions }
-            : {}),
-          ...(network ? { network_approval_context: network } : {}),
-          available_decisions: availableDecisions({
-            additionalPermissions: additional,
-            amendment: offerAmendment,
-            network: network !== null,
-            automatic: reviewer === 'auto',
-          }),
-        };
-        announce(approvalRequest);
-        const decision = await requestApproval(chain, {
-          request: approvalRequest,
-          hookRequest: hookRequest(request, question.phase),
-          hooks: question.hooks,
+          sandboxes,
+          newApprovalId,
           reviewer,
-          cacheKey: cacheKey(),
-          signal,
-        });
-        if (decision.type === 'approved_execpolicy_amendment') await saveAmendment(decision.amendment);
-      };
-
-      // What approving now means for the sandbox: outside it at once, or after a denial without
-      // another question (the retry gates skip asking once a command was approved), or never.
-      const initialUnsandboxed = (): 'now' | 'after_denial' | 'never' => {
-        if (firstSandbox === null) return 'now';
-        const retry = decideRetry({ ...gates, alreadyApproved: true });
-        return retry.retry && retry.sandbox === 'none' && !retry.ask ? 'after_denial' : 'never';
-      };
-      let alreadyApproved = false;
-      if (requirement.type === 'needs_approval') {
-        await ask({
-          phase: 'initial',
-          reason: requirement.reason ?? request.justification,
-          policyReason: requirement.policyReason,
-          unsandboxed: initialUnsandboxed(),
-          hooks: strict ? 'skip' : 'allow_and_deny',
-        });
-        alreadyApproved = true;
-      } else if (strict) {
-        // Strict auto-review also reviews what policy would let through, without hooks.
-        await ask({
-          phase: 'initial',
-          reason: request.justification,
-          policyReason: 'strict automatic review: every command goes to the automatic reviewer',
-          unsandboxed: initialUnsandboxed(),
-          hooks: 'skip',
-        });
-        alreadyApproved = true;
-      }
-
-      return runAttempts({
-        firstSandbox,
-        attempt,
-        callId: request.callId,
-        ...(request.signal ? { signal: request.signal } : {}),
-        gates: { ...gates, alreadyApproved },
-        isDenial: (sandbox, evidence) => isSandboxDenial(sandbox.backend, evidence, platform),
-        approveRetry: (retry) =>
-          ask({
-            phase: 'retry',
-            reason: retry.reason,
-            policyReason: retry.networkContext
-              ? `the sandbox blocked network access to "${retry.networkContext.host}"`
-              : `the sandbox blocked it${denialSummary(retry.denial)}`,
-            unsandboxed: retry.sandbox === 'none' ? 'now' : 'never',
-            hooks: strict ? 'skip' : 'deny_only',
-            networkContext: retry.networkContext,
-          }),
-      });
-    },
-  };
-}
-
-function validate(request: OrchestratorRequest): void {
-  if (request.argv.length === 0) throw new MissingCommandLineError();
-  const issues: { path: string; message: string }[] = [];
-  if (request.callId === '') issues.push({ path: 'callId', message: 'must not be empty' });
-  if (!isAbsolutePath(request.cwd))
-    issues.push({ path: 'cwd', message: `must be an absolute path, got "${request.cwd}"` });
-  const additional = request.sandboxPermissions === 'with_additional_permissions';
-  if (additional && !request.additionalPermissions) {
-    issues.push({
-      path: 'additional_permissions',
-      message: 'is required with sandbox_permissions "with_additional_permissions"',
-    });
-  }
-  if (!additional && request.additionalPermissions) {
-    issues.push({
-      path: 'additional_permissions',
-      message: 'is only allowed with sandbox_permissions "with_additional_permissions"',
-    });
-  }
-  if (issues.length > 0) throw new InvalidArgumentsError({ tool: 'exec_command', issues });
-}
-
-/** The command as typed: a shell invocation's script, else the quoted argv. */
-function displayed(argv: readonly string[]): string {
-  return shellInvocation(argv)?.script ?? shlexJoin(argv);
-}
-
-/** The last line the denied run printed, as a hint of what the sandbox refused. */
-function denialSummary(denial: SandboxDeniedError): string {
-  const last = denial.output.trimEnd().split('\n').pop()?.trim() ?? '';
-  if (last === '') return ` (exit code ${denial.exitCode})`;
-  return ` (${last.length > 160 ? `${last.slice(0, 160)}…` : last})`;
-}
-
-function hookRequest(request: OrchestratorRequest, phase: 'initial' | 'retry'): PermissionHookRequest {
-  const invocation = shellInvocation(request.argv);
-  return {
-    tool: 'Bash',
-    command: invocation ? invocation.script : shlexJoin(request.argv),
-    argv: [...request.argv],
-    cwd: request.cwd,
-    ...(request.justification === undefined ? {} : { description: request.justification }),
-    phase,
-    call_id: request.callId,
+          onApprovalRequest: announce,
+          sessionStartMs,
+        },
+        request,
+      ),
+    decidePatch: (request) =>
+      decidePatch({ approvalPolicy, policy, chain, reviewer, newApprovalId, announce }, request),
+    decideNetwork: (request) =>
+      decideNetwork({ approvalPolicy, chain, reviewer, newApprovalId, announce }, request),
+    onApprovalRequest: announcer.subscribe,
+    onExecPolicyChange: execPolicy.onChange,
   };
 }
