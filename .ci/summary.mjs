@@ -1,6 +1,7 @@
 // Prints the closing `N passed, N failed` line from vitest's JSON reports and sets the exit code:
 // non-zero when a test command failed, any test failed, or no test ran. Arguments come in pairs,
-// `<report.json> <exit status>`: the main suite, then the interop suite.
+// `<report.json> <exit status>`: the main suite, the package checks (scripts/check-packages.mjs
+// writes the same shape, one test per package and check), then the interop suite.
 import { existsSync, readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);

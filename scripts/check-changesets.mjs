@@ -3,6 +3,11 @@
 // has none. The last release is the newest commit whose subject starts with "Release:" (the commit
 // `pnpm changeset version` produced); tests, READMEs' neighbours and CHANGELOGs do not count as
 // changes.
+//
+// A changeset's text goes into the changelog of every package it names, so a changeset names one
+// package, unless a front-matter comment line `# shared: <why the text fits every package named>`
+// says the text is true for each of them (changesets' YAML reader skips the comment). Otherwise write
+// one changeset per package, each saying what changed for that package.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,12 +45,20 @@ for (const file of git('diff', '--name-only', `${release}..HEAD`).split('\n').fi
 
 /** Package names in the front matter of every pending changeset. */
 const covered = new Set();
+const mixed = [];
 for (const entry of readdirSync('.changeset')) {
   if (!entry.endsWith('.md') || entry === 'README.md') continue;
   const text = readFileSync(join('.changeset', entry), 'utf8');
   const front = /^---\n([\s\S]*?)\n---/.exec(text);
   if (!front) fail(`.changeset/${entry}: no front matter (--- "package": patch|minor|major ---)`);
+  let shared = false;
+  let named = 0;
   for (const line of front[1].split('\n')) {
+    if (/^\s*#\s*shared:\s*\S/.test(line)) {
+      shared = true;
+      continue;
+    }
+    named += 1;
     const match = /^\s*["']?(@?[^"':]+)["']?\s*:\s*(patch|minor|major)\s*$/.exec(line);
     if (!match) fail(`.changeset/${entry}: cannot read the line ${JSON.stringify(line)}`);
     if (![...packages.values()].includes(match[1])) {
@@ -53,6 +66,14 @@ for (const entry of readdirSync('.changeset')) {
     }
     covered.add(match[1]);
   }
+  if (named > 1 && !shared) mixed.push(`.changeset/${entry} (${named} packages)`);
+}
+if (mixed.length > 0) {
+  fail(
+    `a changeset's text goes into every named package's changelog; these name several packages ` +
+      `without a "# shared: <why>" line in their front matter: ${mixed.join(', ')}. ` +
+      'Write one changeset per package, or add that line when the text is true for each of them.',
+  );
 }
 
 const missing = [...changed].filter((name) => !covered.has(name)).sort();

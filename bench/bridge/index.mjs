@@ -1,4 +1,4 @@
-// Soak for issue 29 (not a CI test): runs the built `ux sandbox --allow-domain allowed.test -- env`
+// Soak (not a CI test): runs the built `ux sandbox --allow-domain allowed.test -- env`
 // SOAK_RUNS times quiet and SOAK_RUNS times under CPU load (one busy loop per core), and
 // `ux exec --allow-domain` a quarter as often; prints every hang (a run still going after 20 s, then
 // killed) and one BENCH line per series. Reports, never fails the suite.

@@ -2,7 +2,7 @@
 //   cli.sandbox_true_ms   `ux sandbox -- true`, median (target <= 150 ms)
 //   cli.exec_true_ms      `ux exec -- true`, median (target <= 150 ms)
 //   cli.node_startup_ms   `node -e 0`, the floor both stand on
-// Shell snapshots across processes (issue 29), with a HOME whose login files take 100 ms:
+// Shell snapshots across processes, with a HOME whose login files take 100 ms:
 //   cli.exec_warm.ratio        `ux exec -- true` with the snapshot cached vs `ux sandbox -- true` (<= 1.3)
 //   cli.exec_cold.ratio        the same with the cache emptied before each run vs `ux exec` with
 //                              shell_snapshot = false (the login files run once, for the command)

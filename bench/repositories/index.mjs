@@ -1,4 +1,4 @@
-// bench/repositories: what the session-start scan for nested repositories costs (issue 27). Every
+// bench/repositories: what the session-start scan for nested repositories costs. Every
 // session walks its writable roots once (`findRepositories`, bounded, links not followed, node_modules
 // skipped) so that nested repositories' configuration and hooks are protected like the workspace's.
 //   repositories.<tree>.scan_ms     median time of the scan

@@ -1,4 +1,4 @@
-// Soak for issue 29 (not a CI test): SOAK_CALLS (default 2,000) mixed tool calls through ONE shipped
+// Soak (not a CI test): SOAK_CALLS (default 2,000) mixed tool calls through ONE shipped
 // `ux mcp --allow-domain allowed.test` (apps/cli/dist/ux.cjs; default sandbox, bubblewrap on; the zsh
 // fork composed with exec_command, the patched zsh from ~/.cache/ux/zsh-fork), driven by the official
 // MCP SDK client with SOAK_CLIENTS (default 8) concurrent callers.

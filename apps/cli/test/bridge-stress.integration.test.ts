@@ -1,4 +1,4 @@
-// Issue 29: the proxied sandbox's init (ux-sandbox-exec, running the bridge) used to miss the end of a
+// The proxied sandbox's init (ux-sandbox-exec, running the bridge) used to miss the end of a
 // command that ended at once, and `ux sandbox --allow-domain … -- env` hung about one run in six. These
 // runs go through the shipped CLI; the only time bound is a generous hang deadline per run.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// ux's credentials never reach a command (issue 27, item 5): the variable an environment's `token_env`
+// ux's credentials never reach a command: the variable an environment's `token_env`
 // names (BOX_CRED here, which no default `*TOKEN*` filter matches) is absent from `env` inside every
 // command ux starts — `ux exec`, `ux mcp`, a remote stdio environment, a login file's snapshot, `ux
 // sandbox` — whatever `[shell_environment_policy]` says. Control: OTHER_CRED, set the same way and

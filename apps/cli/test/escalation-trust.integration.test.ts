@@ -1,5 +1,5 @@
-// ZshFork escalation never hands what the sandbox wrote to a program that runs outside it (issue 27,
-// items 2 and 9): the shipped `ux exec` in ZshFork mode with `prefix_rule(["git","status"], allow)` (what
+// ZshFork escalation never hands what the sandbox wrote to a program that runs outside it (the trust
+// boundary for escalated programs): the shipped `ux exec` in ZshFork mode with `prefix_rule(["git","status"], allow)` (what
 // `[p]` saves), a real patched zsh, broker and bwrap. Each attack is checked on the host (the file its
 // payload would make outside every writable root is not there) and run again as a control where it does
 // work (without the sandbox, or with a plain host git in the planted repository), so no test passes

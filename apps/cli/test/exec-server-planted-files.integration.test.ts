@@ -1,4 +1,4 @@
-// Files a sandboxed command plants for `ux exec-server`'s own file methods (issue 27, item 11): a FIFO
+// Files a sandboxed command plants for `ux exec-server`'s own file methods: a FIFO
 // and a link to /dev/zero where the client will read AGENTS.md. Through the built `ux exec-server`,
 // over stdio and over WebSocket: each fs/readFile of them answers an error at once, a normal file is
 // still read afterwards, and the server exits when its stdin ends. Controls show that a plain read of

@@ -1,5 +1,5 @@
 // The path guard through the built `ux exec` with the default sandbox (real bubblewrap): what it takes
-// into the quarantine is sealed and bounded (issue 27, item 13), and a sandboxed `git init` works
+// into the quarantine is sealed and bounded, and a sandboxed `git init` works
 // without an escalation while the new repository's configuration surface is checked after the command.
 // Each attack has a control that shows it works where nothing stops it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 31's fallback, through the built ux: on a host where bubblewrap cannot start (here its
+// The Landlock fallback, through the built ux: on a host where bubblewrap cannot start (here its
 // `[sandbox.bwrap] path` is a wrapper that fails as bwrap does without unprivileged user namespaces),
 // `ux exec` and `ux mcp` pick the Landlock backend that `sandbox_plugins` loaded, by preference, and say
 // so; a policy Landlock cannot enforce (the network by domain) is refused and nothing runs; `ux

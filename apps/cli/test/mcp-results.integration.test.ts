@@ -1,4 +1,4 @@
-// Issue 28 end to end: what an MCP client gets from `ux mcp` (the built CLI) for each kind of result,
+// The result contract end to end: what an MCP client gets from `ux mcp` (the built CLI) for each kind of result,
 // the structured content (what Codex and Claude Code show their models) and the text (what Gemini
 // shows) alike. The SDK client checks every structured result against the tool's outputSchema; the
 // test checks it again with the SDK's own validator, so a result that does not conform fails here.

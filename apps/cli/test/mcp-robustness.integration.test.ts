@@ -1,4 +1,4 @@
-// `ux mcp` under load, floods and bad input (issue 14): nothing lost, nothing leaked, every request
+// `ux mcp` under load, floods and bad input: nothing lost, nothing leaked, every request
 // answered once. Through the MCP SDK's client where it can produce the input, on the wire otherwise.
 import { readFileSync } from 'node:fs';
 import { useLeakCheck } from '@ux/test-utils';

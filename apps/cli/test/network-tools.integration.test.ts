@@ -1,4 +1,4 @@
-// Network by domain end to end (issue 20), from the side of the tools a command runs: curl through the
+// Network by domain end to end, from the side of the tools a command runs: curl through the
 // proxy's two doors (HTTP CONNECT and SOCKS5), the proxy variables the command sees, that nothing but
 // the proxy leads out (UDP, raw sockets, DNS, a direct connect), git and python honouring the
 // variables, unix sockets outside the workspace, and what `ux exec --json` reports of a refusal.

@@ -1,4 +1,4 @@
-// Two real ux processes (issue 27, item 3): a sandboxed command of one cannot see, read or write the
+// Two real ux processes: a sandboxed command of one cannot see, read or write the
 // runtime directory of the other (where the seccomp programs used to be files it could rewrite), nor
 // any per-user runtime root; each process's directory is gone when the process ends. Checked on the
 // host, with the same script run outside the sandbox as the control.

@@ -1,4 +1,4 @@
-// Capabilities fail closed (issue 31), through the built ux: a backend loaded from config that runs
+// Capabilities fail closed, through the built ux: a backend loaded from config that runs
 // here but does not declare a guarantee the session's policy needs is never used for it. With nothing
 // else preferred, the command is refused before it runs, with what is missing and how to get it (never
 // "run it without a sandbox"); with bubblewrap next in the order of preference, bubblewrap runs it. The

@@ -1,4 +1,4 @@
-// Sandbox backends by configuration (issue 31), through the built ux: a backend package that is not in
+// Sandbox backends by configuration, through the built ux: a backend package that is not in
 // the workspace's package list, written to a temporary directory here, is loaded from config.toml and
 // runs a command; the requirements' allow-list refuses a plugin it does not list before any of its code
 // runs; mistakes in a plugin's export or settings are reported at the file:line that named them.

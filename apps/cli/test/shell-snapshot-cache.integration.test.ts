@@ -1,4 +1,4 @@
-// Shell snapshots kept across ux processes (issue 29), through the built `ux exec`: the second run
+// Shell snapshots kept across ux processes, through the built `ux exec`: the second run
 // reuses the first one's snapshot, an edit of a login file (or of a file it sources) is picked up by
 // the next run, and a sandboxed command can neither read, plant nor alter a cached snapshot.
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The trust boundary (issue 27): nothing a sandboxed command can write is trusted by anything that
+// The trust boundary: nothing a sandboxed command can write is trusted by anything that
 // runs outside the sandbox. One describe per attack class; each attacks through the shipped `ux exec`
 // or `ux mcp` with the default sandbox and checks the effect on the host (a canary that planted code
 // would create, a file outside every writable root, a rule or config file), and each runs a control

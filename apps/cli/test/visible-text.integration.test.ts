@@ -1,4 +1,4 @@
-// A command's words can never rewrite the screen or forge a line (issue 27, items 8 and 12): the
+// A command's words can never rewrite the screen or forge a line: the
 // shipped `ux exec` in a real terminal (tmux, a terminal emulator whose screen we read back), `ux exec`
 // with pipes, and `ux mcp` under the MCP SDK's own client. Each terminal check has a control: the same
 // raw text printed straight to the same kind of terminal does forge the line (or set the title and

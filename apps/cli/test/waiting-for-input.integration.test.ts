@@ -1,4 +1,4 @@
-// Issue 30 end to end: `ux mcp` (the built CLI, its real bubblewrap sandbox) driven by the MCP SDK's
+// Waiting for input end to end: `ux mcp` (the built CLI, its real bubblewrap sandbox) driven by the MCP SDK's
 // own client. A session blocked reading its terminal says so in the structured result
 // (`waiting_for_input`, what Codex and Claude Code pass their models) and in the text (what Gemini
 // passes), and an empty poll answers as soon as that is known instead of at its deadline.

@@ -1,5 +1,5 @@
 // ZshFork end to end below the CLI: the real patched zsh, the real execve wrapper and broker, real
-// bwrap, and approvals through a scripted reviewer. Each case is one of issue 16's scenarios.
+// bwrap, and approvals through a scripted reviewer. Each case is one of the ZshFork reference's scenarios.
 
 import { spawnSync } from 'node:child_process';
 import {

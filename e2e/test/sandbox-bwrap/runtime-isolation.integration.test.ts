@@ -1,4 +1,4 @@
-// ux's runtime files out of every sandbox's reach (issue 27): the runtime directory of each backend
+// ux's runtime files out of every sandbox's reach: the runtime directory of each backend
 // in the per-user runtime root, masked in every plan of every backend; no seccomp program on disk;
 // removal through descriptors, raced by a command that swaps a directory for a link; the private /tmp
 // of a session; the host paths a launch reads inside. Each checked on the host, each with a control

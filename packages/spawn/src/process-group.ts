@@ -43,7 +43,7 @@ export class ProcessGroup {
     }, graceMs);
     // It must not keep a host alive that has nothing else to do: when the host exits first, its reaper
     // SIGKILLs every group still registered. (A one-shot `ux exec` otherwise waited out the grace for
-    // the already-finished shell snapshot capture: 500 ms of its 700, issue 29.)
+    // the already-finished shell snapshot capture: 500 ms of its 700.)
     this.kill.unref();
   }
 

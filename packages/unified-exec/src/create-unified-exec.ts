@@ -88,7 +88,7 @@ export interface UnifiedExecOptions {
    */
   shellSnapshotDir?: string;
   /**
-   * Shell snapshots kept across ux processes (issue 29). Default: `shell-snapshot-cache` in ux's
+   * Shell snapshots kept across ux processes. Default: `shell-snapshot-cache` in ux's
    * per-user runtime root, which every sandbox hides; `false`: none (every session captures its own).
    */
   shellSnapshotCache?: ShellSnapshotCache | false;

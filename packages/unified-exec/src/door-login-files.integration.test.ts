@@ -1,4 +1,4 @@
-// The door against slow, noisy login files (issue 21): a login file that sleeps and prints on both
+// The door against slow, noisy login files: a login file that sleeps and prints on both
 // streams must neither show up in a command's output (the shell snapshot absorbs it) nor run again for
 // every command; and the door's test harness must not read this machine's login files at all (a stale
 // pyenv rehash lock once made every login shell of the suite wait 60 s).

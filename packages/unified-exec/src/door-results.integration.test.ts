@@ -1,4 +1,4 @@
-// Issue 28: every call answers with a structured result (docs/reference/result.md) whose text is
+// The result contract: every call answers with a structured result (docs/reference/result.md) whose text is
 // rendered from it; wall time counts from the call's start; refusals keep the shape and say who decided.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 30: a session whose foreground process is blocked reading its terminal says so, in the
+// Waiting for input: a session whose foreground process is blocked reading its terminal says so, in the
 // structured result (`waiting_for_input`) and in the text, and an empty poll returns as soon as that is
 // known. Detection reads /proc (Linux); elsewhere the field is absent, which the last test checks.
 import { execResultSchema } from '@ux/protocol';

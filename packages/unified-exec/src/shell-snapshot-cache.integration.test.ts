@@ -1,4 +1,4 @@
-// The door's cross-process snapshot cache (issue 29), with doors standing in for separate ux
+// The door's cross-process snapshot cache, with doors standing in for separate ux
 // processes: a second door with the same shell, home, directory and policy sources the first one's
 // capture (the login file ran once); a door whose environment policy keeps more names out captures
 // its own and never exports what its policy drops.

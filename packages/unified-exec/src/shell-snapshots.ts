@@ -39,7 +39,7 @@ export interface ShellSnapshotsOptions {
   /** Variables the environment policy keeps out of commands: kept out of snapshots too. */
   excluded?: (name: string) => boolean;
   /**
-   * Snapshots kept across ux processes (issue 29): looked up before a capture (stat calls, no shell),
+   * Snapshots kept across ux processes: looked up before a capture (stat calls, no shell),
    * stored after one. Absent: every session captures its own.
    */
   cache?: ShellSnapshotCache;
@@ -48,7 +48,7 @@ export interface ShellSnapshotsOptions {
 }
 
 /**
- * The door's shell snapshots (issue 17): one per shell per session, taken by running the shell as a
+ * The door's shell snapshots: one per shell per session, taken by running the shell as a
  * login shell once, read-only and without network (the session's sandbox backend with a read-only
  * policy), and taken again when a login file changes. A login command (`-lc`) then runs as
  * `shell -c '. SNAPSHOT; CMD'` in one process: no login files, none of their output, none of their

@@ -6,7 +6,9 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-if (process.platform === 'win32') process.exit(0);
+// Both programs use Linux system calls (O_PATH, accept4, pipe2, prctl): elsewhere there is nothing to
+// build, and the package still installs (a macOS or Windows host of the CLI just has no ZshFork mode).
+if (process.platform !== 'linux') process.exit(0);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const native = join(root, 'native');
 const shared = [join(native, 'ux-json.c'), join(native, 'ux-execve-fast.c')];

@@ -134,7 +134,7 @@ export interface ShellSnapshotCacheOptions {
 }
 
 /**
- * Shell snapshots kept across ux processes (issue 29), one file per key in a private directory that
+ * Shell snapshots kept across ux processes, one file per key in a private directory that
  * every sandbox hides (ux's per-user runtime root, docs/threat-model.md):
  *
  * - `lookup` reads an entry through one descriptor opened with `O_NOFOLLOW`, and uses it only if it is
