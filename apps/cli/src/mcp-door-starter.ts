@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalsVia } from '@ux/features';
+import type { ApprovalsVia } from '@ux/config';
 import { type EffectivePolicy, type Reviewer, readableText } from '@ux/protocol/core';
 import type { UnifiedExec } from '@ux/unified-exec';
 import type { CliSession } from './cli-session.js';

@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ApprovalsVia } from '@ux/features';
+import type { ApprovalsVia } from '@ux/config';
 import { approvalRoute } from './inbox-reviewer.js';
 import { type McpPolicyContext, mcpPolicyText } from './mcp-policy-words.js';
 

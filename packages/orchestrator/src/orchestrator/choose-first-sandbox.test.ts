@@ -1,7 +1,7 @@
 import type { EffectivePolicy } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { DENY_READ, FULL_ACCESS, fakeBackend, WORKSPACE_WRITE } from '../../test/fakes.js';
 import type { ApprovalRequirement } from '../policy/approval-requirement.js';
-import { DENY_READ, FULL_ACCESS, fakeBackend, WORKSPACE_WRITE } from '../testing/fakes.js';
 import { chooseFirstSandbox, type FirstSandboxInput } from './choose-first-sandbox.js';
 
 const ask: ApprovalRequirement = { type: 'needs_approval', policyReason: 'why' };

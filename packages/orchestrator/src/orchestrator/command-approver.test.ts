@@ -1,8 +1,8 @@
 import { type ApprovalRequest, RejectedError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { recordingReviewer } from '../../test/fakes.js';
 import { createApprovalStore } from '../approval/approval-store.js';
 import { SIMPLE_SCRIPT_PARSER } from '../shell/simple-script.js';
-import { recordingReviewer } from '../testing/fakes.js';
 import type { CommandQuestion } from './build-approval-request.js';
 import { type CommandApproverInput, commandApprover } from './command-approver.js';
 

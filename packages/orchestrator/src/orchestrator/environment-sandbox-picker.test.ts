@@ -1,7 +1,7 @@
 import { createSandboxRegistry, InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
 import { describe, expect, it } from 'vitest';
+import { fakeBackend, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { createSandboxSelector } from '../sandbox/sandbox-selector.js';
-import { fakeBackend, WORKSPACE_WRITE } from '../testing/fakes.js';
 import { createEnvironmentSandboxPicker } from './environment-sandbox-picker.js';
 
 const picker = (box = fakeBackend('exec-server')) =>

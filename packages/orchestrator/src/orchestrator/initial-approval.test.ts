@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBackend, WORKSPACE_WRITE } from '../testing/fakes.js';
+import { fakeBackend, WORKSPACE_WRITE } from '../../test/fakes.js';
 import type { CommandQuestion } from './build-approval-request.js';
 import { initialApproval, unsandboxedOnApproval } from './initial-approval.js';
 

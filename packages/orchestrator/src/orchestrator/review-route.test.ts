@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordingReviewer } from '../testing/fakes.js';
+import { recordingReviewer } from '../../test/fakes.js';
 import { checkOrchestratorSettings } from './check-orchestrator-settings.js';
 import { reviewRoute } from './review-route.js';
 
