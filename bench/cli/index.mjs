@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { uxRuntimeRoot } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 
 const ux = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'dist', 'ux.cjs');

@@ -19,11 +19,11 @@ import {
   NoReviewerError,
   REVIEWER_SPECIFICATION_VERSION,
   type Reviewer,
-  readableText,
   sandboxModes,
   simpleApprovalPolicies,
   UxError,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { REFUSAL_NEXT_STEPS, renderNotRun, renderResultText, type UnifiedExec } from '@ux/unified-exec';
 import packageJson from '../package.json' with { type: 'json' };
 import { ApprovalInbox } from './approval-inbox.js';

@@ -2,8 +2,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineSplitter, type WireFileSystemEntry } from '@ux/protocol';
-import { codexWorkspaceWriteContext } from '@ux/protocol/testing';
+import type { WireFileSystemEntry } from '@ux/protocol';
+import { codexWorkspaceWriteContext } from '@ux/protocol-testing';
+import { LineSplitter } from '@ux/protocol-utils';
 
 /** The built test entry point (`pnpm --filter @ux/exec-server build`). */
 export const SERVER_BIN = join(dirname(fileURLToPath(import.meta.url)), '../dist/testing/exec-server-bin.js');

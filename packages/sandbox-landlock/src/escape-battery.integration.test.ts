@@ -26,7 +26,7 @@ import {
   type SandboxNotice,
   SandboxUnavailableError,
 } from '@ux/protocol';
-import { isAlive, runToEnd } from '@ux/protocol/testing';
+import { isAlive, runToEnd } from '@ux/protocol-testing';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,8 +7,8 @@ import {
   InvalidArgumentsError,
   type SandboxPlanRequest,
   SandboxUnavailableError,
-  uxRuntimeRoot,
 } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { withPrivatePrefix } from './macos-path.js';

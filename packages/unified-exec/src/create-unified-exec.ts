@@ -5,8 +5,6 @@ import type { Orchestrator } from '@ux/orchestrator';
 import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
-  ensureUxRuntimeRoot,
-  excludedByShellEnvironmentPolicy,
   execCommandToolDefinition,
   isOp,
   type NetworkAccessEvent,
@@ -19,6 +17,7 @@ import {
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
+import { ensureUxRuntimeRoot, excludedByShellEnvironmentPolicy } from '@ux/protocol-utils';
 import { ShellSnapshotCache } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';

@@ -1,5 +1,5 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
-import { readableText } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { ExecAction, InterceptedExec } from '@ux/zsh-fork';
 import type { DoorContext, Launched } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { OrchestratorOutcome, OrchestratorRequest } from '@ux/orchestrator';
-import { encodeEnvPolicy, prependPathLine } from '@ux/protocol/core';
+import { encodeEnvPolicy, prependPathLine } from '@ux/protocol-utils';
 import { snapshotShellKind } from '@ux/spawn';
 import type { EscalationBroker } from '@ux/zsh-fork';
 import { buildEnvironment } from './build-environment.js';

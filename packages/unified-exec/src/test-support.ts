@@ -2,12 +2,12 @@ import { planTools, type ToolPlanInput } from '@ux/features';
 import { createOrchestrator, type OrchestratorSettings } from '@ux/orchestrator';
 import {
   type ApprovalRequest,
-  createSandboxRegistry,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
   type UxEvent,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createLocalSpawner } from '@ux/spawn';
 import { tempDir } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';

@@ -6,7 +6,7 @@
 //
 //   --listen stdio | ws://HOST:PORT    --ws-token-file PATH    --on-disconnect keep|terminate
 //   --sandbox-backends a,b (empty: none)
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { type ExecServerListen, type ExecServerSettings, runExecServer } from '../run-exec-server.js';
 

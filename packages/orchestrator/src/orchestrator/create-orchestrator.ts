@@ -9,20 +9,17 @@ import {
   hasDenyRead,
   InvalidArgumentsError,
   isAbsolutePath,
-  isSandboxDenial,
   MissingCommandLineError,
   type NetworkApprovalContext,
-  probeSafely,
   RejectedError,
   type Reviewer,
   type SandboxBackend,
   type SandboxDeniedError,
   type SandboxPermissions,
   type SandboxPolicy,
-  type SandboxRegistry,
   SandboxUnavailableError,
-  visibleJson,
 } from '@ux/protocol/core';
+import { isSandboxDenial, probeSafely, type SandboxRegistry, visibleJson } from '@ux/protocol-utils';
 import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
 import { availableDecisions } from '../approval/available-decisions.js';
 import { canonicalCommand } from '../approval/canonical-command.js';

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol-testing';
 import { createLocalSpawner, type LocalSpawnRequest } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
