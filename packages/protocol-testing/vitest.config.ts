@@ -3,6 +3,6 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'protocol-testing',
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
   },
 });

@@ -1,15 +1,7 @@
+// `@ux/protocol-testing`: the conformance suites of the plugin interfaces of `@ux/protocol`
+// (`describeConformance` registers them with vitest, the host's peer), the process helpers their
+// tests share, and a Codex wire fixture. Test code only: no published package imports it at runtime.
 export { codexWorkspaceWriteContext } from './codex-workspace-write-context.js';
-export {
-  type ConformanceCheck,
-  ConformanceFailure,
-  type ConformanceOutcome,
-  ConformanceSkip,
-  check,
-  checkEqual,
-  rejection,
-  runConformanceChecks,
-  within,
-} from './conformance-check.js';
 export { describeConformance } from './describe-conformance.js';
 export {
   descendantPids,
@@ -19,10 +11,6 @@ export {
   waitForOutput,
   waitUntilDead,
 } from './process-helpers.js';
-export { type ReviewerConformanceOptions, reviewerConformanceChecks } from './reviewer-conformance.js';
-export {
-  type SandboxBackendConformanceOptions,
-  sandboxBackendConformanceChecks,
-} from './sandbox-backend-conformance.js';
-export { sandboxSignalChecks, type WithPlan } from './sandbox-signal-checks.js';
-export { type SpawnerConformanceOptions, spawnerConformanceChecks } from './spawner-conformance.js';
+export { reviewerConformanceChecks } from './reviewer-conformance.js';
+export { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
+export { spawnerConformanceChecks } from './spawner-conformance.js';

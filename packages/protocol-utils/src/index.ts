@@ -16,48 +16,29 @@ export {
   proxyEnvironment,
 } from './network/proxy-environment.js';
 export { HeadTailBuffer } from './output/head-tail-buffer.js';
-export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
+export { OutputHub } from './output/output-hub.js';
 export {
   applyShellEnvironmentPolicy,
-  CORE_ENVIRONMENT_VARIABLES,
-  DEFAULT_ENVIRONMENT_EXCLUDES,
   excludedByShellEnvironmentPolicy,
 } from './policy/apply-shell-environment-policy.js';
 export {
   createRepositoryScanCache,
-  FIND_REPOSITORIES_MAX_DIRECTORIES,
   type FindRepositoriesOptions,
   type FoundRepositories,
   findRepositories,
-  type RepositoryScanCache,
 } from './policy/find-repositories.js';
 export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
 export { globToRegExp } from './policy/glob-to-regexp.js';
-export { HOME_PROTECTED_NAMES, type HomeProtectedName } from './policy/home-protected-paths.js';
-export {
-  gitdirTarget,
-  PROTECTED_METADATA_DIRS,
-  type ProtectedPath,
-  type ProtectedPathsOptions,
-  protectedPaths,
-  SHELL_STARTUP_FILES,
-  USER_CONFIG_PATHS,
-} from './policy/protected-paths.js';
-export {
-  type PolicyContext,
-  type ResolvedEntry,
-  resolveAccess,
-  resolveEntries,
-} from './policy/resolve-access.js';
+export { gitdirTarget } from './policy/protected-paths.js';
+export { type PolicyContext, resolveEntries } from './policy/resolve-entries.js';
 export {
   canonicalize,
   isUnder,
   protectedEntryFor,
   resolveSandboxLayout,
   type SandboxLayout,
-  type WritableRootLayout,
 } from './policy/sandbox-layout.js';
-export { type PrivateTmpDir, privateTmpDir } from './runtime/private-tmp-dir.js';
+export { privateTmpDir } from './runtime/private-tmp-dir.js';
 export {
   createProcessRuntimeDir,
   ensureUxRuntimeRoot,
@@ -66,25 +47,23 @@ export {
   uxRuntimeRoots,
 } from './runtime/ux-runtime-dir.js';
 export { checkPosixPlanRequest } from './sandbox/check-posix-plan-request.js';
-export {
-  type BackendFailure,
-  firstAvailableBackend,
-  probeSafely,
-} from './sandbox/first-available-backend.js';
-export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './sandbox/sandbox-denial.js';
+export { probeSafely } from './sandbox/probe-safely.js';
+export { isSandboxDenial } from './sandbox/sandbox-denial.js';
 export { createSandboxRegistry, type SandboxRegistry } from './sandbox/sandbox-registry.js';
-export * from './sandbox/select-sandbox-backend.js';
+export {
+  type ConsideredBackend,
+  checkSandboxBackendIds,
+  type SandboxSelection,
+  sandboxCandidates,
+  sandboxSelectionError,
+  selectSandboxBackend,
+} from './sandbox/select-sandbox-backend.js';
 export { prependPathLine } from './text/prepend-path-line.js';
 export { readableText, visibleJson } from './text/readable-text.js';
 export { hasInvisibleText, visibleText } from './text/visible-text.js';
-export {
-  type WindowsCommandLineOptions,
-  windowsArgumentsLine,
-  windowsCommandLine,
-} from './text/windows-command-line.js';
+export { windowsArgumentsLine, windowsCommandLine } from './text/windows-command-line.js';
 export {
   describePolicyForModel,
-  type EnvironmentForModel,
   type PolicyAsker,
   type PolicyForModel,
   withPolicyText,

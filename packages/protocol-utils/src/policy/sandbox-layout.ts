@@ -3,7 +3,7 @@ import type { EffectivePolicy, NetworkPolicy, NetworkProxyEndpoint } from '@ux/p
 import { InvalidArgumentsError } from '@ux/protocol/core';
 import type { FsView } from './fs-view.js';
 import { type ProtectedPath, type ProtectedPathsOptions, protectedPaths } from './protected-paths.js';
-import { type PolicyContext, resolveEntries } from './resolve-access.js';
+import { type PolicyContext, resolveEntries } from './resolve-entries.js';
 
 /** One writable root with what must stay read-only inside it. */
 export interface WritableRootLayout {

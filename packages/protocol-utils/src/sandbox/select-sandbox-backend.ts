@@ -7,7 +7,7 @@ import {
   UnknownPluginError,
   unmetNeeds,
 } from '@ux/protocol/core';
-import { probeSafely } from './first-available-backend.js';
+import { probeSafely } from './probe-safely.js';
 import type { SandboxRegistry } from './sandbox-registry.js';
 
 /** Which backends a host may use, in order: the same rule for the orchestrator, an exec-server and `ux doctor`. */

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import type { SandboxBackend, SandboxPlanRequest } from '@ux/protocol/core';
 import { SANDBOX_CAPABILITIES, type SandboxCapability } from '@ux/protocol/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
+import { type ConformanceOutcome, runConformanceChecks } from '../src/conformance-check.js';
+import { descendantPids } from '../src/process-helpers.js';
+import { sandboxBackendConformanceChecks } from '../src/sandbox-backend-conformance.js';
 import { fakeBackend } from './fake-backend.js';
-import { descendantPids } from './process-helpers.js';
-import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
 import { TOY_BWRAP_ENFORCES, type ToyBwrapPart, toyBwrapBackend } from './toy-bwrap-backend.js';
 
 function byName(outcomes: ConformanceOutcome[]): Record<string, ConformanceOutcome['status']> {

@@ -9,11 +9,11 @@ import {
   StdinClosedError,
 } from '@ux/protocol/core';
 import { describe, expect, it } from 'vitest';
-import { type ConformanceOutcome, runConformanceChecks } from './conformance-check.js';
+import { type ConformanceOutcome, runConformanceChecks } from '../src/conformance-check.js';
+import { reviewerConformanceChecks } from '../src/reviewer-conformance.js';
+import { sandboxBackendConformanceChecks } from '../src/sandbox-backend-conformance.js';
+import { spawnerConformanceChecks } from '../src/spawner-conformance.js';
 import { fakeBackend } from './fake-backend.js';
-import { reviewerConformanceChecks } from './reviewer-conformance.js';
-import { sandboxBackendConformanceChecks } from './sandbox-backend-conformance.js';
-import { spawnerConformanceChecks } from './spawner-conformance.js';
 
 function byName(outcomes: ConformanceOutcome[]): Record<string, ConformanceOutcome['status']> {
   return Object.fromEntries(outcomes.map((outcome) => [outcome.name, outcome.status]));

@@ -28,8 +28,6 @@ export interface ResolvedEntry {
   entry: FileSystemEntry;
 }
 
-const ACCESS_RANK: Record<FileSystemAccess, number> = { read: 0, write: 1, none: 2 };
-
 /** Makes every entry of a restricted policy concrete for a context. Unrestricted policies have no entries. */
 export function resolveEntries(policy: FileSystemPolicy, context: PolicyContext): ResolvedEntry[] {
   if (policy.kind !== 'restricted') return [];
@@ -56,48 +54,6 @@ export function resolveEntries(policy: FileSystemPolicy, context: PolicyContext)
     }
   }
   return resolved;
-}
-
-/**
- * The access a policy grants to one absolute path: among the entries that cover it (a path entry covers
- * itself and everything below; a glob covers what it matches and everything below that), the one with the
- * most path components wins, and at equal depth `none` > `write` > `read`. No entry means `none`.
- * `unrestricted` and `external-sandbox` grant `write` everywhere (ux enforces nothing there).
- */
-export function resolveAccess(
-  policy: FileSystemPolicy,
-  path: string,
-  context: PolicyContext,
-): FileSystemAccess {
-  if (policy.kind !== 'restricted') return 'write';
-  const api = context.pathStyle === 'win32' ? win32 : posix;
-  const candidate = comparable(toAbsolute(path, context, api), api);
-  let best: ResolvedEntry | undefined;
-  for (const resolved of resolveEntries(policy, context)) {
-    if (!covers(resolved, candidate, api)) continue;
-    if (
-      best === undefined ||
-      resolved.specificity > best.specificity ||
-      (resolved.specificity === best.specificity && ACCESS_RANK[resolved.access] > ACCESS_RANK[best.access])
-    ) {
-      best = resolved;
-    }
-  }
-  return best?.access ?? 'none';
-}
-
-function covers(resolved: ResolvedEntry, candidate: string, api: typeof posix): boolean {
-  if (resolved.target.kind === 'path') {
-    const target = comparable(resolved.target.path, api);
-    // Only a root ends in a separator (`/`, `c:/`); everything else is matched per component.
-    if (target.endsWith('/')) return candidate.startsWith(target);
-    return candidate === target || candidate.startsWith(`${target}/`);
-  }
-  // A glob covers a match and everything below it, so `**/secrets` hides a whole directory.
-  for (let current = candidate; ; current = posix.dirname(current)) {
-    if (resolved.target.regexp.test(current)) return true;
-    if (posix.dirname(current) === current) return false;
-  }
 }
 
 function concretePaths(path: FileSystemPath, context: PolicyContext, api: typeof posix): string[] {
