@@ -2,7 +2,12 @@
 // Every name on a contract package's entries must have a user outside the package: code in another
 // package, an app, a test, a benchmark, an example, or a code block in the docs. A name nobody
 // imports is either internal (drop it from the entry) or dead (delete it); either way it should not
-// be a promise to plugin authors. Fails listing `package entry name` for each such name.
+// be a promise to plugin authors. Fails naming the package, the entry and the name of each.
+//
+// A use through any entry of the package counts for every entry that has the name (`@ux/protocol`
+// re-exports its faster `./core` and `./errors` subsets). Dynamic imports count when they name what
+// they take: `(await import(x)).name`, `const { a } = await import(x)`, or
+// `Pick<typeof import(x), 'a' | 'b'>` for a module kept whole.
 //
 //   node scripts/check-exports.mjs            check
 //   node scripts/check-exports.mjs --usage    also print who uses each name
@@ -218,7 +223,7 @@ function main() {
       for (const name of [...exportedNames(entry.file)].sort()) {
         const users = [...(used.get(name) ?? [])].map((user) => user.replace(/\.md\.ts$/, '.md')).sort();
         if (showUsage) console.log(`${entry.specifier}\t${name}\t${users.length}\t${users.join(' ')}`);
-        if (users.length === 0 && !used.has('*')) unused.push(`${pkg.name}  ${entry.specifier}  ${name}`);
+        if (users.length === 0 && !used.has('*')) unused.push(`package ${pkg.name}, entry ${entry.specifier}: ${name}`);
       }
     }
   }
