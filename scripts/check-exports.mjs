@@ -223,7 +223,8 @@ function main() {
       for (const name of [...exportedNames(entry.file)].sort()) {
         const users = [...(used.get(name) ?? [])].map((user) => user.replace(/\.md\.ts$/, '.md')).sort();
         if (showUsage) console.log(`${entry.specifier}\t${name}\t${users.length}\t${users.join(' ')}`);
-        if (users.length === 0 && !used.has('*')) unused.push(`package ${pkg.name}, entry ${entry.specifier}: ${name}`);
+        if (users.length === 0 && !used.has('*'))
+          unused.push(`package ${pkg.name}, entry ${entry.specifier}: ${name}`);
       }
     }
   }
