@@ -27,30 +27,33 @@ import ts from 'typescript';
  */
 const ALLOWED = {
   '@ux/protocol': [],
-  '@ux/apply-patch': ['@ux/protocol'],
-  '@ux/control': ['@ux/protocol'],
-  '@ux/network-proxy': ['@ux/protocol'],
-  '@ux/features': ['@ux/protocol'],
-  '@ux/config': ['@ux/protocol', '@ux/features', '@ux/network-proxy'],
-  '@ux/spawn': ['@ux/protocol'],
-  '@ux/orchestrator': ['@ux/protocol'],
-  '@ux/exec-server-client': ['@ux/protocol'],
-  '@ux/zsh-fork': ['@ux/protocol', '@ux/spawn'],
-  '@ux/exec-server': ['@ux/protocol', '@ux/spawn'],
+  '@ux/protocol-utils': ['@ux/protocol'],
+  '@ux/protocol-testing': ['@ux/protocol'],
+  '@ux/apply-patch': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/control': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/network-proxy': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/features': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/config': ['@ux/protocol', '@ux/protocol-utils', '@ux/features', '@ux/network-proxy'],
+  '@ux/spawn': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/orchestrator': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/exec-server-client': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/zsh-fork': ['@ux/protocol', '@ux/protocol-utils', '@ux/spawn'],
+  '@ux/exec-server': ['@ux/protocol', '@ux/protocol-utils', '@ux/spawn'],
   '@ux/unified-exec': [
     '@ux/protocol',
+    '@ux/protocol-utils',
     '@ux/features',
     '@ux/orchestrator',
     '@ux/spawn',
     '@ux/apply-patch',
   ],
-  '@ux/sandbox-bwrap': ['@ux/protocol'],
-  '@ux/sandbox-seatbelt': ['@ux/protocol'],
-  '@ux/sandbox-windows-token': ['@ux/protocol'],
+  '@ux/sandbox-bwrap': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/sandbox-seatbelt': ['@ux/protocol', '@ux/protocol-utils'],
+  '@ux/sandbox-windows-token': ['@ux/protocol', '@ux/protocol-utils'],
   // The documented exception: the Linux parts of bwrap that are not about bubblewrap (`./linux`).
-  '@ux/sandbox-landlock': ['@ux/protocol', '@ux/sandbox-bwrap'],
+  '@ux/sandbox-landlock': ['@ux/protocol', '@ux/protocol-utils', '@ux/sandbox-bwrap'],
   '@ux/cli': '*',
-  '@ux/test-utils': ['@ux/protocol'],
+  '@ux/test-utils': ['@ux/protocol', '@ux/protocol-utils'],
   '@ux/tsconfig': [],
   '@ux/e2e': '*',
   '@ux/bench': '*',
@@ -228,11 +231,14 @@ for (const pkg of packages) {
           `${where} is only a devDependency of ${pkg.name} but its published source imports it (rule a)`,
         );
       }
-      const mayImport = allowed === '*' || allowed.includes(name) || (testFile && tooling.has(name));
+      const mayImport =
+        allowed === '*' ||
+        allowed.includes(name) ||
+        (testFile && (tooling.has(name) || isTestingEntry(name)));
       if (!mayImport) {
         const allowedText = allowed.length ? allowed.join(', ') : 'no workspace package';
         failures.push(
-          `${where} goes against the direction: ${pkg.name} may import ${allowedText}${testFile ? ' (and, in tests, the tooling packages)' : ''} (rule d, docs/architecture.md)`,
+          `${where} goes against the direction: ${pkg.name} may import ${allowedText}${testFile ? ' (and, in tests, the tooling packages and conformance kits)' : ''} (rule d, docs/architecture.md)`,
         );
       }
     }

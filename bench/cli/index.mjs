@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { uxRuntimeRoot } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 import { UX_BIN } from '../lib/ux-cli.mjs';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planTools } from '@ux/features';
 import { createOrchestrator } from '@ux/orchestrator';
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createLocalSpawner } from '@ux/spawn';
 import { buildEnvironment, createUnifiedExec } from '@ux/unified-exec';
 import { closeInheritedFds } from '../lib/close-inherited-fds.mjs';

@@ -29,7 +29,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { effectivePolicyFromSandboxPolicy, nodeFsView } from '@ux/protocol/core';
+import { effectivePolicyFromSandboxPolicy } from '@ux/protocol/core';
+import { nodeFsView } from '@ux/protocol-utils';
 import { checkedNativeBinary, createPathGuard, planBwrap } from '@ux/sandbox-bwrap';
 import { alternate, median, report, timeMs } from '../lib/report.mjs';
 

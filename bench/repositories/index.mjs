@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRepositories } from '@ux/protocol/core';
+import { findRepositories } from '@ux/protocol-utils';
 import { alternate, report, timeMs } from '../lib/report.mjs';
 
 const checkout = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

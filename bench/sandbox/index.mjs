@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planTools } from '@ux/features';
 import { createOrchestrator } from '@ux/orchestrator';
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec } from '@ux/unified-exec';

@@ -28,7 +28,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planTools } from '@ux/features';
 import { createExecPolicy, createOrchestrator, parseRulesFile } from '@ux/orchestrator';
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { createUnifiedExec } from '@ux/unified-exec';

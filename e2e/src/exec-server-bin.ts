@@ -8,7 +8,7 @@
 //   --sandbox-backends a,b (empty: none)
 
 import { type ExecServerListen, type ExecServerSettings, runExecServer } from '@ux/exec-server';
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 
 const io = {

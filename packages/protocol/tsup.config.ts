@@ -5,7 +5,6 @@ export default defineConfig({
     index: 'src/index.ts',
     core: 'src/core.ts',
     'errors/index': 'src/errors/index.ts',
-    'testing/index': 'src/testing/index.ts',
   },
   format: ['esm'],
   target: 'node20',
@@ -14,5 +13,5 @@ export default defineConfig({
   clean: true,
   // zod stays a dependency, not inlined: hosts that use zod themselves share one copy (and one set of
   // schema classes). The CLI bundles its own dependencies, so its start-up does not depend on this.
-  external: ['vitest', 'zod'],
+  external: ['zod'],
 });

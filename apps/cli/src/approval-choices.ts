@@ -1,10 +1,6 @@
 import { shlexJoin } from '@ux/orchestrator';
-import {
-  type ApprovalRequest,
-  type ReviewDecision,
-  type ReviewDecisionType,
-  readableText,
-} from '@ux/protocol/core';
+import type { ApprovalRequest, ReviewDecision, ReviewDecisionType } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 
 /** One answer a person may give, as each front end names it. */
 export interface ApprovalChoice {

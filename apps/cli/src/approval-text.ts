@@ -1,5 +1,6 @@
 import { shlexJoin } from '@ux/orchestrator';
-import { type ApprovalRequest, hasInvisibleText, readableText, visibleJson } from '@ux/protocol/core';
+import type { ApprovalRequest } from '@ux/protocol/core';
+import { hasInvisibleText, readableText, visibleJson } from '@ux/protocol-utils';
 
 /** Where approved prefixes are saved, for the text of the "always allow" answer. */
 export interface ApprovalTextOptions {

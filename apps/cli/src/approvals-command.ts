@@ -5,7 +5,7 @@ import {
   connectControl,
   listControlProcesses,
 } from '@ux/control';
-import { readableText, visibleJson } from '@ux/protocol/core';
+import { readableText, visibleJson } from '@ux/protocol-utils';
 import { decisionWord, type PendingApproval } from './approval-inbox.js';
 import type { Io } from './io.js';
 import { parseOptions } from './parse-options.js';

@@ -1,4 +1,5 @@
-import { readableText, type UxEvent } from '@ux/protocol/core';
+import type { UxEvent } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { UnifiedExec } from '@ux/unified-exec';
 import type { Terminal } from './terminal.js';
 

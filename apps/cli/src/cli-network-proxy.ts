@@ -11,12 +11,8 @@ import {
   networkAccessEvent,
   type ResolveHost,
 } from '@ux/network-proxy';
-import {
-  createProcessRuntimeDir,
-  type NetworkAccessEvent,
-  type NetworkProxyEndpoint,
-  UxError,
-} from '@ux/protocol/core';
+import { type NetworkAccessEvent, type NetworkProxyEndpoint, UxError } from '@ux/protocol/core';
+import { createProcessRuntimeDir } from '@ux/protocol-utils';
 import { TEST_HOSTS_VARIABLE } from './without-test-switches.js';
 
 /** The longest Unix socket path (`sun_path` holds 108 bytes with its NUL). */

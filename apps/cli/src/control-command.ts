@@ -1,5 +1,5 @@
 import { type ControlClient, ControlError, connectControl, listControlProcesses } from '@ux/control';
-import { readableText } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { type AttachPort, attachPort, attachStatus } from './attach-session.js';
 import {
   type ControlSession,

@@ -1,5 +1,5 @@
 import type { ControlHello } from '@ux/control';
-import { readableText } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { formatElapsed } from './attach-session.js';
 import { displayCommand } from './display-command.js';
 import { UsageError } from './usage-error.js';

@@ -16,11 +16,10 @@ import {
 import {
   approvalPolicyName,
   type EffectivePolicy,
-  ensureUxRuntimeRoot,
   type Reviewer,
   type SandboxPolicy,
-  type SandboxRegistry,
 } from '@ux/protocol/core';
+import { ensureUxRuntimeRoot, type SandboxRegistry } from '@ux/protocol-utils';
 import { createUnifiedExec, type UnifiedExec } from '@ux/unified-exec';
 import { startEscalationBroker } from '@ux/zsh-fork';
 import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';

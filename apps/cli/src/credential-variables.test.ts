@@ -1,5 +1,5 @@
 import type { EnvironmentConfig } from '@ux/config';
-import { applyShellEnvironmentPolicy, excludedByShellEnvironmentPolicy } from '@ux/protocol/core';
+import { applyShellEnvironmentPolicy, excludedByShellEnvironmentPolicy } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { credentialVariables, withCredentialsWithheld, withoutCredentials } from './credential-variables.js';
 

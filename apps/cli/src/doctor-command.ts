@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator';
-import { ConfigError, probeSafely, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
+import { ConfigError, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
+import { probeSafely } from '@ux/protocol-utils';
 import type { LocalSpawner } from '@ux/spawn';
 import { type CliSession, effectivePolicyFor, loadCliSession } from './cli-session.js';
 import { configPaths, everyConfigurationError } from './config-files.js';

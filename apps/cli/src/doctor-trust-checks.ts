@@ -1,4 +1,5 @@
-import { ensureUxRuntimeRoot, SandboxUnavailableError } from '@ux/protocol/core';
+import { SandboxUnavailableError } from '@ux/protocol/core';
+import { ensureUxRuntimeRoot } from '@ux/protocol-utils';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import { protectSession } from './session-protection.js';

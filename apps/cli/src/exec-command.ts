@@ -1,14 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { shlexJoin } from '@ux/orchestrator';
-import {
-  type ApprovalPolicy,
-  readableText,
-  sandboxModes,
-  simpleApprovalPolicies,
-  UxError,
-  visibleJson,
-} from '@ux/protocol/core';
+import { type ApprovalPolicy, sandboxModes, simpleApprovalPolicies, UxError } from '@ux/protocol/core';
+import { readableText, visibleJson } from '@ux/protocol-utils';
 import type { ToolResponse, UnifiedExec } from '@ux/unified-exec';
 import { ApprovalInbox } from './approval-inbox.js';
 import { attachSession } from './attach-session.js';

@@ -1,7 +1,8 @@
 import { dirname, join } from 'node:path';
 import type { Requirements } from '@ux/config';
 import { type ExecServer, type RunExecServerDependencies, runExecServer } from '@ux/exec-server';
-import { ConfigError, checkSandboxBackendIds, UnknownPluginError } from '@ux/protocol/core';
+import { ConfigError, UnknownPluginError } from '@ux/protocol/core';
+import { checkSandboxBackendIds } from '@ux/protocol-utils';
 import { applyPatchBin, applyPatchBinNeeds } from './apply-patch-bin.js';
 import { loadCliSession } from './cli-session.js';
 import { loadConfiguration } from './config-files.js';

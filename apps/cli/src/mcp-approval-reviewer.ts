@@ -1,9 +1,5 @@
-import {
-  NoReviewerError,
-  REVIEWER_SPECIFICATION_VERSION,
-  type Reviewer,
-  readableText,
-} from '@ux/protocol/core';
+import { NoReviewerError, REVIEWER_SPECIFICATION_VERSION, type Reviewer } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { type ApprovalRoute, clientThenInboxReviewer } from './inbox-reviewer.js';
 import { pausingReviewer } from './mcp-reviewer.js';
 

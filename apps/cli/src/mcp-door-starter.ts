@@ -1,7 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalsVia } from '@ux/config';
-import { type EffectivePolicy, type Reviewer, readableText } from '@ux/protocol/core';
+import type { EffectivePolicy, Reviewer } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { UnifiedExec } from '@ux/unified-exec';
 import type { CliSession } from './cli-session.js';
 import { createCliDoor } from './create-cli-door.js';

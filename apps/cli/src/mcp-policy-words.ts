@@ -1,13 +1,11 @@
 import { asksAboutHosts } from '@ux/orchestrator';
+import { approvalPolicyName, type EffectivePolicy, type ToolDefinition } from '@ux/protocol/core';
 import {
-  approvalPolicyName,
   describePolicyForModel,
-  type EffectivePolicy,
   type PolicyAsker,
   type PolicyForModel,
-  type ToolDefinition,
   withPolicyText,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import type { CliSession } from './cli-session.js';
 
 /** What changed during the session that a model must know: answers "for the session", saved prefixes. */

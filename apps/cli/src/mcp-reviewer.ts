@@ -5,8 +5,8 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
-  readableText,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 

@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Reviewer } from '@ux/protocol/core';
-import { describeConformance, reviewerConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, reviewerConformanceChecks } from '@ux/protocol-testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createElicitationReviewer, pausingReviewer } from './mcp-reviewer.js';
 import { Terminal } from './terminal.js';

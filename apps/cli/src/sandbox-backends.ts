@@ -1,12 +1,11 @@
 import {
-  createSandboxRegistry,
   type LaunchPlan,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxHostContext,
-  type SandboxRegistry,
   UnknownPluginError,
 } from '@ux/protocol/core';
+import { createSandboxRegistry, type SandboxRegistry } from '@ux/protocol-utils';
 import { sandboxPlugin as bwrapPlugin } from '@ux/sandbox-bwrap/plugin';
 import { sandboxPlugin as seatbeltPlugin } from '@ux/sandbox-seatbelt/plugin';
 import { sandboxPlugin as windowsTokenPlugin } from '@ux/sandbox-windows-token/plugin';

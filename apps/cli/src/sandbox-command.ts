@@ -3,14 +3,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { createSandboxSelector } from '@ux/orchestrator/sandbox-selector';
-import {
-  type LaunchPlan,
-  readableText,
-  type SandboxNotice,
-  TERMINATE_GRACE_MS,
-  UxError,
-  visibleJson,
-} from '@ux/protocol/core';
+import { type LaunchPlan, type SandboxNotice, TERMINATE_GRACE_MS, UxError } from '@ux/protocol/core';
+import { readableText, visibleJson } from '@ux/protocol-utils';
 import { withNetworkProxy } from './cli-session.js';
 import { credentialVariables, withoutCredentials } from './credential-variables.js';
 import type { Io } from './io.js';

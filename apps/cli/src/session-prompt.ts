@@ -1,4 +1,5 @@
-import { didYouMean, readableText } from '@ux/protocol/core';
+import { didYouMean } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { ProcessInfo, UnifiedExec } from '@ux/unified-exec';
 import { attachSession } from './attach-session.js';
 import type { Terminal } from './terminal.js';

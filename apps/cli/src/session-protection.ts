@@ -1,14 +1,13 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { EffectivePolicy, HostState } from '@ux/protocol/core';
 import {
-  type EffectivePolicy,
   type FoundRepositories,
   findRepositories,
-  type HostState,
   nodeFsView,
   resolveSandboxLayout,
   uxRuntimeRoots,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import type { CliSession } from './cli-session.js';
 import { configPaths } from './config-files.js';
 

@@ -1,5 +1,5 @@
 import { type ControlProcessKind, type ControlServer, startControlServer } from '@ux/control';
-import { readableText } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import packageJson from '../package.json' with { type: 'json' };
 
 /**

@@ -4,9 +4,8 @@ import {
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type Reviewer,
-  readableText,
-  visibleJson,
 } from '@ux/protocol/core';
+import { readableText, visibleJson } from '@ux/protocol-utils';
 import { approvalChoices } from './approval-choices.js';
 import { type ApprovalTextOptions, approvalDetails, approvalHeadline, ruleEffect } from './approval-text.js';
 import type { Terminal } from './terminal.js';

@@ -2,9 +2,9 @@ import {
   type ApprovalRequest,
   MIN_YIELD_TIME_MS,
   type ReviewDecision,
-  readableText,
   type UxEvent,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { UnifiedExec } from '@ux/unified-exec';
 import { attachSession, attachStatus, formatElapsed } from './attach-session.js';
 import { OutputShownEarly, outputQuiet } from './output-shown-early.js';

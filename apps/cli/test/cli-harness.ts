@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecProcess } from '@ux/protocol';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
 import { createLocalSpawner } from '@ux/spawn';
 import { tempDir, warmUpSpawner } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { waitUntilDead } from '@ux/protocol/testing';
+import { waitUntilDead } from '@ux/protocol-testing';
 import { cuttableRelay, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import {

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitUntilDead } from '@ux/protocol/testing';
+import { waitUntilDead } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

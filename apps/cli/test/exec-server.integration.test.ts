@@ -6,7 +6,7 @@ import {
   spawnStdioExecServer,
 } from '@ux/exec-server-client';
 import type { EffectivePolicy, ExecProcess } from '@ux/protocol';
-import { runToEnd, waitForOutput } from '@ux/protocol/testing';
+import { runToEnd, waitForOutput } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';

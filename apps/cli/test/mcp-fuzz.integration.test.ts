@@ -11,7 +11,7 @@
 // what it sends there).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { descendantPids } from '@ux/protocol/testing';
+import { descendantPids } from '@ux/protocol-testing';
 import { seededRandom, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { expectNoneMatching, makeHome, uniqueMarker } from './cli-harness.js';

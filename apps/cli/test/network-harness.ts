@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
-import { runtimeDirPid, uxRuntimeRoot } from '@ux/protocol/core';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
+import { runtimeDirPid, uxRuntimeRoot } from '@ux/protocol-utils';
 import { onTestFinished } from 'vitest';
 import { makeHome, type UxFiles, type UxHome } from './cli-harness.js';
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { PROXY_BRIDGE_PORT, uxRuntimeRoot } from '@ux/protocol/core';
+import { PROXY_BRIDGE_PORT, uxRuntimeRoot } from '@ux/protocol-utils';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, connectMcp, mcpClient, runUx, uniqueMarker, waitForCommandRunning } from './cli-harness.js';

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descendantPids, waitUntilDead } from '@ux/protocol/testing';
+import { descendantPids, waitUntilDead } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, makeHome, runUx, type UxHome } from './cli-harness.js';

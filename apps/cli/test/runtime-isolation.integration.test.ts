@@ -5,8 +5,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runtimeDirPid, uxRuntimeRoot, uxRuntimeRoots } from '@ux/protocol';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
+import { runtimeDirPid, uxRuntimeRoot, uxRuntimeRoots } from '@ux/protocol-utils';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, makeHome, runUx } from './cli-harness.js';

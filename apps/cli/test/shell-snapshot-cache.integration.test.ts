@@ -3,7 +3,7 @@
 // the next run, and a sandboxed command can neither read, plant nor alter a cached snapshot.
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { uxRuntimeRoot } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { makeHome, runUx, type UxHome } from './cli-harness.js';

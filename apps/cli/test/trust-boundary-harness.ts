@@ -18,7 +18,7 @@ import {
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { descendantPids } from '@ux/protocol/testing';
+import { descendantPids } from '@ux/protocol-testing';
 import { onTestFinished } from 'vitest';
 import { BIN, runUx, type UxHome } from './cli-harness.js';
 

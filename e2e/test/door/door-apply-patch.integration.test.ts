@@ -15,11 +15,11 @@ import { planTools } from '@ux/features';
 import { createOrchestrator } from '@ux/orchestrator';
 import {
   type ApprovalRequest,
-  createSandboxRegistry,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type UxEvent,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck } from '@ux/test-utils';

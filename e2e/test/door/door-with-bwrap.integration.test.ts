@@ -8,7 +8,6 @@ import { createOrchestrator } from '@ux/orchestrator';
 import {
   type ApprovalPolicy,
   type ApprovalRequest,
-  createSandboxRegistry,
   type EffectivePolicy,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
@@ -16,6 +15,7 @@ import {
   type SpawnRequest,
   type UxEvent,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

@@ -20,12 +20,12 @@ import { createExecPolicy, createOrchestrator, parseRulesFile } from '@ux/orches
 import {
   type ApprovalPolicy,
   type ApprovalRequest,
-  createSandboxRegistry,
   type EffectivePolicy,
   REVIEWER_SPECIFICATION_VERSION,
   type ReviewDecision,
   type UxEvent,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';

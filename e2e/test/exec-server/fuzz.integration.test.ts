@@ -9,7 +9,7 @@
 //   that printed a word shows it.
 // A failure names the seed: UX_FUZZ_SEED=<seed> runs that session alone.
 import { readFileSync } from 'node:fs';
-import { descendantPids, isAlive } from '@ux/protocol/testing';
+import { descendantPids, isAlive } from '@ux/protocol-testing';
 import { seededRandom, tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { b64, type Message, PATH, uri, WireSession, workspaceWriteContext } from './test-support.js';

@@ -9,13 +9,9 @@ import {
   type ExecServerSpawner,
   spawnStdioExecServer,
 } from '@ux/exec-server-client';
-import {
-  type ExecProcess,
-  encodeSandboxContext,
-  SandboxUnavailableError,
-  SpawnFailedError,
-} from '@ux/protocol';
-import { describeConformance, runToEnd, spawnerConformanceChecks, waitForOutput } from '@ux/protocol/testing';
+import { type ExecProcess, SandboxUnavailableError, SpawnFailedError } from '@ux/protocol';
+import { describeConformance, runToEnd, spawnerConformanceChecks, waitForOutput } from '@ux/protocol-testing';
+import { encodeSandboxContext } from '@ux/protocol-utils';
 import { cuttableRelay, tempDir, useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PATH, SERVER_BIN, startWebSocketServer } from './test-support.js';

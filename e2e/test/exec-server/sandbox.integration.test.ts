@@ -2,7 +2,7 @@
 // the registry), reported honestly, and refused with a fix when no sandbox can be applied.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { descendantPids, waitUntilDead } from '@ux/protocol/testing';
+import { descendantPids, waitUntilDead } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { b64, PATH, uri, WireSession, workspaceWriteContext as workspaceWrite } from './test-support.js';

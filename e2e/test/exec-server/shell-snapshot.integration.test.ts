@@ -3,7 +3,7 @@
 // as `[shell, -c, '. SNAPSHOT; SCRIPT']`, and the snapshots are gone when the server stops.
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { uxRuntimeRoot } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PATH, uri, WireSession, workspaceWriteContext } from './test-support.js';

@@ -2,7 +2,7 @@
 // process (exchanges T1–T6 of docs/reference/exec-server-protocol.md §8, with ux's documented differences).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, waitUntilDead } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { b64, PATH, uri, WireSession } from './test-support.js';

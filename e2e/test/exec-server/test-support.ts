@@ -1,7 +1,8 @@
 // The exec-server as a real child process (the e2e test server), spoken to line by line.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { LineSplitter, type WireFileSystemEntry } from '@ux/protocol';
-import { codexWorkspaceWriteContext } from '@ux/protocol/testing';
+import type { WireFileSystemEntry } from '@ux/protocol';
+import { codexWorkspaceWriteContext } from '@ux/protocol-testing';
+import { LineSplitter } from '@ux/protocol-utils';
 
 import { SERVER_BIN } from '../support/exec-server-bin.js';
 

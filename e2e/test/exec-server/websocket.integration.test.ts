@@ -2,7 +2,7 @@
 // when it disconnects (kept and resumable by default, or terminated).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, waitUntilDead } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';

@@ -1,4 +1,4 @@
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

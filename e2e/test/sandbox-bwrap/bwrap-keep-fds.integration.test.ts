@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EffectivePolicy } from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner, ESCALATION_FD } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

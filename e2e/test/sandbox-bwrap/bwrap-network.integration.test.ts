@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNetworkProxy, type NetworkConnectionEvent, type NetworkProxy } from '@ux/network-proxy';
 import type { EffectivePolicy, ExecProcess, NetworkPolicy } from '@ux/protocol';
-import { isAlive, runToEnd, waitForOutput } from '@ux/protocol/testing';
+import { isAlive, runToEnd, waitForOutput } from '@ux/protocol-testing';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type EffectivePolicy, effectivePolicyFromSandboxPolicy, type SandboxNotice } from '@ux/protocol';
-import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol-testing';
 import { createBwrapSandbox } from '@ux/sandbox-bwrap';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

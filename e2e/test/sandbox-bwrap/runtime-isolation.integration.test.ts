@@ -16,14 +16,9 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import {
-  createProcessRuntimeDir,
-  type EffectivePolicy,
-  effectivePolicyFromSandboxPolicy,
-  uxRuntimeRoot,
-  uxRuntimeRoots,
-} from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+import { type EffectivePolicy, effectivePolicyFromSandboxPolicy } from '@ux/protocol';
+import { runToEnd } from '@ux/protocol-testing';
+import { createProcessRuntimeDir, uxRuntimeRoot, uxRuntimeRoots } from '@ux/protocol-utils';
 import {
   type BwrapSandbox,
   checkedNativeBinary,

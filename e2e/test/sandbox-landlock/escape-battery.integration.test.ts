@@ -26,7 +26,7 @@ import {
   type SandboxNotice,
   SandboxUnavailableError,
 } from '@ux/protocol';
-import { isAlive, runToEnd } from '@ux/protocol/testing';
+import { isAlive, runToEnd } from '@ux/protocol-testing';
 import { createLandlockSandbox } from '@ux/sandbox-landlock';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

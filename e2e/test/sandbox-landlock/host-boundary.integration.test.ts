@@ -17,13 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  createProcessRuntimeDir,
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
-  ensureUxRuntimeRoot,
   SandboxUnavailableError,
 } from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
+import { createProcessRuntimeDir, ensureUxRuntimeRoot } from '@ux/protocol-utils';
 import { createLandlockSandbox } from '@ux/sandbox-landlock';
 import { createLocalSpawner } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';

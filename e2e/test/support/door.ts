@@ -2,7 +2,8 @@
 // sandboxes. `@ux/unified-exec` keeps its own copy in its test/ (built from its sources).
 import { planTools, type ToolPlanInput } from '@ux/features';
 import { createOrchestrator, type OrchestratorSettings } from '@ux/orchestrator';
-import { createSandboxRegistry, type UxEvent } from '@ux/protocol';
+import type { UxEvent } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createLocalSpawner } from '@ux/spawn';
 import { type ScriptedReviewer, scriptedReviewer, tempDir } from '@ux/test-utils';
 import { createUnifiedExec, type UnifiedExecOptions } from '@ux/unified-exec';

@@ -3,7 +3,7 @@
 // wrong id or a lost server, fail-closed sandboxing, and no process left on either side.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, waitUntilDead } from '@ux/protocol-testing';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type DoorOptions, eventually, makeDoor, ofType, parseReceipt } from '../support/door.js';

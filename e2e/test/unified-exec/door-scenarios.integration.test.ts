@@ -19,7 +19,7 @@ import {
 } from '@ux/exec-server-client';
 import type { OrchestratorSettings } from '@ux/orchestrator';
 import type { EffectivePolicy } from '@ux/protocol';
-import { isAlive, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, waitUntilDead } from '@ux/protocol-testing';
 import { describe, expect, it } from 'vitest';
 import {
   type DoorOptions,

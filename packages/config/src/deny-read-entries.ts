@@ -1,4 +1,4 @@
-import { globToRegExp } from '@ux/protocol/core';
+import { globToRegExp } from '@ux/protocol-utils';
 import { checkedPathList } from './checked-path-list.js';
 import type { TomlDocument } from './toml-document.js';
 

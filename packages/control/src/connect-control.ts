@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { LineSplitter } from '@ux/protocol/core';
+import { LineSplitter } from '@ux/protocol-utils';
 import { ControlError } from './control-error.js';
 import { checkOwnDirectory, controlDirectory, controlSocketPath } from './control-paths.js';
 import { CONTROL_MAX_LINE_BYTES, encodeControlMessage, parseControlServerLine } from './control-wire.js';

@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureUxRuntimeRoot, uxRuntimeRoot } from '@ux/protocol/core';
+import { ensureUxRuntimeRoot, uxRuntimeRoot } from '@ux/protocol-utils';
 import { ControlError } from './control-error.js';
 
 /** Where the control sockets of this user's ux processes live: `<runtime root>/control`. */

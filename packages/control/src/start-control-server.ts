@@ -1,6 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { LineSplitter } from '@ux/protocol/core';
+import { LineSplitter } from '@ux/protocol-utils';
 import { ControlError } from './control-error.js';
 import { controlSocketPath, ensureControlDirectory } from './control-paths.js';
 import {

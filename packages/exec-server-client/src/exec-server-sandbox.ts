@@ -1,5 +1,4 @@
 import {
-  encodeSandboxContext,
   InvalidArgumentsError,
   type LaunchPlan,
   MissingCommandLineError,
@@ -10,6 +9,7 @@ import {
   type SandboxProbe,
   UX_EXEC_SERVER_CAPABILITIES,
 } from '@ux/protocol/core';
+import { encodeSandboxContext } from '@ux/protocol-utils';
 import type { ExecServerSpawner, ExecServerSpawnRequest } from './exec-server-spawner.js';
 
 /**

@@ -2,8 +2,10 @@
 // ordering: notifications before the start response or out of seq order in a few runs out of 150;
 // servers that ignore `sandbox`). A scripted peer answers over an in-memory transport; the real servers
 // are exercised in the integration tests of @ux/exec-server, @ux/unified-exec and interop/codex.
-import { encodeSandboxContext, SandboxUnavailableError } from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+
+import { SandboxUnavailableError } from '@ux/protocol';
+import { runToEnd } from '@ux/protocol-testing';
+import { encodeSandboxContext } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { createExecServerSandbox, EXEC_SERVER_SANDBOX_LAUNCHER } from './exec-server-sandbox.js';
 import { createExecServerSpawner } from './exec-server-spawner.js';

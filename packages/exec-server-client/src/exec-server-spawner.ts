@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EnvironmentInfo } from '@ux/protocol';
 import {
   type EnvPolicy,
-  fileUriFromPath,
   InvalidArgumentsError,
   MissingCommandLineError,
-  pathFromFileUri,
-  prependPathLine,
   type SandboxContext,
   SandboxUnavailableError,
   SPAWNER_SPECIFICATION_VERSION,
@@ -15,6 +12,7 @@ import {
   type SpawnRequest,
   WireErrorCode,
 } from '@ux/protocol/core';
+import { fileUriFromPath, pathFromFileUri, prependPathLine } from '@ux/protocol-utils';
 import { ExecServerClient, ExecServerRequestError } from './exec-server-client.js';
 import { takeSandboxRequest } from './exec-server-sandbox.js';
 import type { ExecServerTransport } from './exec-server-transport.js';

@@ -1,5 +1,19 @@
-/** The zod side of `@ux/protocol`: wire schemas and the envelope parser. */
-export type ProtocolSchemas = typeof import('@ux/protocol');
+/**
+ * The zod side of `@ux/protocol` this client uses: wire schemas and the envelope parser. Named one by
+ * one, so the contract's exported-names check (scripts/check-exports.mjs) sees them.
+ */
+export type ProtocolSchemas = Pick<
+  typeof import('@ux/protocol'),
+  | 'environmentInfoSchema'
+  | 'execServerNotifications'
+  | 'INITIALIZED_NOTIFICATION'
+  | 'initializeResultSchema'
+  | 'parseWireMessage'
+  | 'readResultSchema'
+  | 'sandboxContextSchema'
+  | 'startResultSchema'
+  | 'writeResultSchema'
+>;
 
 let loading: Promise<ProtocolSchemas> | undefined;
 

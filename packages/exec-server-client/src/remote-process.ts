@@ -3,12 +3,12 @@ import {
   checkResizeSize,
   type ExecProcess,
   type ExitStatus,
-  OutputHub,
   type OutputSource,
   StdinClosedError,
   type TerminalSize,
   UX_EXEC_SERVER_CAPABILITIES,
 } from '@ux/protocol/core';
+import { OutputHub } from '@ux/protocol-utils';
 import type { ExecServerClient, ProcessListener } from './exec-server-client.js';
 import { loadProtocolSchemas } from './load-protocol-schemas.js';
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { LineSplitter } from '@ux/protocol/core';
+import { LineSplitter } from '@ux/protocol-utils';
 import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
 
 export interface StdioExecServerOptions {

@@ -5,7 +5,6 @@ import {
   initializeParamsSchema,
   parseWireMessage,
   type RequestId,
-  readableText,
   readParamsSchema,
   resizeParamsSchema,
   signalParamsSchema,
@@ -13,6 +12,7 @@ import {
   WireErrorCode,
   writeParamsSchema,
 } from '@ux/protocol';
+import { readableText } from '@ux/protocol-utils';
 import {
   OUTPUT_NOTIFICATION_HIGH_WATER_BYTES,
   OUTPUT_PAUSE_BYTES,

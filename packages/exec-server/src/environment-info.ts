@@ -1,6 +1,7 @@
 import { homedir, tmpdir } from 'node:os';
 import { basename } from 'node:path';
-import { type EnvironmentInfo, fileUriFromPath, UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol';
+import { type EnvironmentInfo, UX_EXEC_SERVER_CAPABILITIES } from '@ux/protocol';
+import { fileUriFromPath } from '@ux/protocol-utils';
 
 export interface EnvironmentFacts {
   version: string;

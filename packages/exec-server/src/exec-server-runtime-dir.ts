@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createProcessRuntimeDir, ensureUxRuntimeRoot, runtimeDirPid } from '@ux/protocol';
+import { createProcessRuntimeDir, ensureUxRuntimeRoot, runtimeDirPid } from '@ux/protocol-utils';
 import { removePath } from './remove-path.js';
 
 /** What this server's runtime directories are called inside the runtime root: `exec-server-PID-RANDOM`. */

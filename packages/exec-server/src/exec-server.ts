@@ -1,12 +1,5 @@
-import {
-  createSandboxRegistry,
-  type EffectivePolicy,
-  type HostState,
-  type SandboxRegistry,
-  type Spawner,
-  uxRuntimeRoots,
-  WireErrorCode,
-} from '@ux/protocol';
+import { type EffectivePolicy, type HostState, type Spawner, WireErrorCode } from '@ux/protocol';
+import { createSandboxRegistry, type SandboxRegistry, uxRuntimeRoots } from '@ux/protocol-utils';
 import { createLocalSpawner } from '@ux/spawn';
 import { ConnectionHandler, type ServerConnection } from './connection-handler.js';
 import { environmentInfo } from './environment-info.js';

@@ -1,6 +1,5 @@
 import { lstat, mkdir, opendir, realpath, stat } from 'node:fs/promises';
 import {
-  fileUriFromPath,
   fsCanonicalizeParamsSchema,
   fsCreateDirectoryParamsSchema,
   fsGetMetadataParamsSchema,
@@ -9,9 +8,9 @@ import {
   fsRemoveParamsSchema,
   fsWriteFileParamsSchema,
   isBase64,
-  pathFromFileUri,
   type SandboxContext,
 } from '@ux/protocol';
+import { fileUriFromPath, pathFromFileUri } from '@ux/protocol-utils';
 import { MAX_DIRECTORY_ENTRIES, MAX_READ_FILE_BYTES } from './exec-server-constants.js';
 import { NotRegularFileError, openRegularFile, readAtMost } from './open-regular-file.js';
 import { parseParams } from './parse-params.js';

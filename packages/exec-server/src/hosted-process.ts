@@ -1,17 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import {
   type ExecProcess,
-  isSandboxDenial,
   type LaunchPlan,
   type OutputStream,
   type ReadResult,
-  readableText,
   type SandboxBackend,
   StdinClosedError,
   type TerminalSize,
   UxError,
   type WriteStatus,
 } from '@ux/protocol';
+import { isSandboxDenial, readableText } from '@ux/protocol-utils';
 import { encodeOutputNotification } from './encode-output-notification.js';
 import {
   EXIT_OUTPUT_SETTLE_MS,

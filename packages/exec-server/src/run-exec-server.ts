@@ -1,12 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import {
-  checkSandboxBackendIds,
-  type EffectivePolicy,
-  type HostState,
-  type SandboxRegistry,
-  type Spawner,
-  UxError,
-} from '@ux/protocol';
+import { type EffectivePolicy, type HostState, type Spawner, UxError } from '@ux/protocol';
+import { checkSandboxBackendIds, type SandboxRegistry } from '@ux/protocol-utils';
 import { checkedDigest, tokenDigestFromFile } from './capability-token.js';
 import { createExecServer, type ExecServer } from './exec-server.js';
 import { listenWebSocket, type WebSocketListener } from './listen-websocket.js';

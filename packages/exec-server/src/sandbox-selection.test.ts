@@ -1,11 +1,11 @@
 import {
-  createSandboxRegistry,
   type EffectivePolicy,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
   UnknownPluginError,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { createSandboxSelection } from './sandbox-selection.js';
 

@@ -1,13 +1,10 @@
+import type { EffectivePolicy, SandboxBackend, SandboxCapability, SandboxProbe } from '@ux/protocol';
 import {
-  type EffectivePolicy,
   probeSafely,
-  type SandboxBackend,
-  type SandboxCapability,
-  type SandboxProbe,
   type SandboxRegistry,
   sandboxCandidates,
   selectSandboxBackend,
-} from '@ux/protocol';
+} from '@ux/protocol-utils';
 
 /** The outcome of looking for a sandbox this host can apply to a policy. */
 export type SandboxChoice =

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { LineSplitter } from '@ux/protocol';
+import { LineSplitter } from '@ux/protocol-utils';
 import type { ExecServer } from './exec-server.js';
 import { MAX_MESSAGE_BYTES, SHUTDOWN_GRACE_MS } from './exec-server-constants.js';
 

@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type DecodedSandboxContext,
-  type EffectivePolicy,
-  excludedByShellEnvironmentPolicy,
-  type HostState,
-  type ShellEnvironmentPolicy,
-  type Spawner,
-} from '@ux/protocol';
+import type { EffectivePolicy, HostState, ShellEnvironmentPolicy, Spawner } from '@ux/protocol';
+import { type DecodedSandboxContext, excludedByShellEnvironmentPolicy } from '@ux/protocol-utils';
 import {
   captureShellSnapshot,
   isShellSnapshotFresh,

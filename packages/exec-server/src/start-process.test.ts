@@ -1,5 +1,5 @@
 import type { EffectivePolicy, ExecParams, SandboxBackend, Spawner } from '@ux/protocol';
-import { codexWorkspaceWriteContext } from '@ux/protocol/testing';
+import { codexWorkspaceWriteContext } from '@ux/protocol-testing';
 import { describe, expect, it } from 'vitest';
 import { startProcess } from './start-process.js';
 

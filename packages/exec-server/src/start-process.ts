@@ -1,8 +1,4 @@
 import {
-  applyShellEnvironmentPolicy,
-  type DecodedSandboxContext,
-  decodeEnvPolicy,
-  decodeSandboxContext,
   type EffectivePolicy,
   type ExecParams,
   type ExecProcess,
@@ -10,7 +6,6 @@ import {
   InvalidArgumentsError,
   type LaunchPlan,
   MissingCommandLineError,
-  pathFromFileUri,
   type SandboxBackend,
   type SandboxCapability,
   SandboxUnavailableError,
@@ -18,6 +13,13 @@ import {
   SpawnFailedError,
   UxError,
 } from '@ux/protocol';
+import {
+  applyShellEnvironmentPolicy,
+  type DecodedSandboxContext,
+  decodeEnvPolicy,
+  decodeSandboxContext,
+  pathFromFileUri,
+} from '@ux/protocol-utils';
 import { launchPlanned } from '@ux/spawn';
 import { decodeParams, internalError, invalidParams } from './rpc-error.js';
 import { type SandboxChoice, wireSandboxType } from './sandbox-selection.js';

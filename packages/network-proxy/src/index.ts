@@ -1,5 +1,5 @@
 // The variables live with the policy types, where sandbox plugins (which know only the protocol) read them.
-export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from '@ux/protocol/core';
+export { NO_PROXY_HOSTS, type ProxyEnvironmentOptions, proxyEnvironment } from '@ux/protocol-utils';
 export { type ResolveHost, UpstreamError, type UpstreamFailure } from './connect-upstream.js';
 export type { NetworkConnectionEvent, OpenConnection } from './connection-record.js';
 export {

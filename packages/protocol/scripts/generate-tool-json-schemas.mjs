@@ -1,9 +1,10 @@
 // Writes src/tools/tool-json-schemas.ts: the JSON Schemas of the tools, generated from the zod schemas
-// of the built package (run `pnpm --filter @ux/protocol build` first). Tool definitions read this file,
-// so listing tools needs no schema library; src/tools/tool-definitions.test.ts fails when it is stale.
+// (src/tools/tool-schema-sources.ts, which `pnpm --filter @ux/protocol generate` builds first). Tool
+// definitions read this file, so listing tools needs no schema library;
+// src/tools/tool-definitions.test.ts fails when it is stale.
 import { writeFileSync } from 'node:fs';
 
-const protocol = await import('../dist/index.js');
+const protocol = await import('../node_modules/.generate/tool-schema-sources.js');
 const { createExecCommandArgsSchema, toJsonSchema } = protocol;
 const every = toJsonSchema(
   createExecCommandArgsSchema({ shell: true, login: true, environmentId: true, additionalPermissions: true }),

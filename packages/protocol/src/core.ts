@@ -1,9 +1,8 @@
 // `@ux/protocol/core`: everything of the contract that needs no schema library — errors, policy
-// types and helpers, plugin interfaces, the sandbox registry. Sandbox backends, config readers and
-// a CLI's sandbox path import this entry, so they start without building a single schema.
-// The main entry re-exports all of it.
+// types and the helpers that define what they mean, plugin interfaces, tool definitions. Sandbox
+// backends, config readers, `@ux/protocol-utils` and a CLI's sandbox path import this entry, so they
+// start without building a single schema. The main entry re-exports all of it.
 export {
-  type ArgumentIssue,
   ConfigError,
   formatLocation,
   InvalidArgumentsError,
@@ -15,77 +14,98 @@ export {
   SandboxUnavailableError,
   SpawnFailedError,
   StdinClosedError,
-  type StdinClosedReason,
   UnknownPluginError,
   UnknownProcessIdError,
 } from './errors/errors.js';
-export { markError, UxError, type UxErrorCode } from './errors/ux-error.js';
+export { markError, UxError } from './errors/ux-error.js';
 export { isOp } from './events/is-op.js';
 export type { Op } from './events/op.js';
-export * from './events/ux-event.js';
+export type {
+  ExecCommandEndEvent,
+  ExecCommandSource,
+  NetworkAccessEvent,
+  PatchChange,
+  UxEvent,
+} from './events/ux-event.js';
 export { decodeBase64, isBase64 } from './exec-server/base64.js';
-export { decodeEnvPolicy, encodeEnvPolicy } from './exec-server/env-policy-codec.js';
-export { fileUriFromPath, pathFromFileUri } from './exec-server/file-uri.js';
+export type { EnvironmentInfo } from './exec-server/handshake.js';
 export { describeWireIssues, invalidWireValue } from './exec-server/invalid-wire-value.js';
-export { LineSplitter } from './exec-server/line-splitter.js';
 export type {
   EnvPolicy,
   ExecParams,
   OutputStream,
-  ReadParams,
+  ReadResult,
   StartResult,
+  WriteStatus,
 } from './exec-server/process-methods.js';
-export type {
-  SandboxContext,
-  WireFileSystemEntry,
-  WirePermissions,
-  WireSandboxType,
-} from './exec-server/sandbox-context.js';
-export {
-  type DecodedSandboxContext,
-  decodeSandboxContext,
-  encodeSandboxContext,
-} from './exec-server/sandbox-context-codec.js';
+export type { SandboxContext, WireFileSystemEntry, WirePermissions } from './exec-server/sandbox-context.js';
 export { UX_EXEC_SERVER_CAPABILITIES } from './exec-server/ux-exec-server-capabilities.js';
+export type { RequestId } from './exec-server/wire-envelope.js';
 export { WireErrorCode } from './exec-server/wire-error-codes.js';
 export {
-  NO_PROXY_HOSTS,
-  PROXY_BRIDGE_PORT,
-  type ProxyEnvironmentOptions,
-  proxyEnvironment,
-} from './network/proxy-environment.js';
-export { HeadTailBuffer } from './output/head-tail-buffer.js';
-export { OutputHub, PENDING_OUTPUT_MAX_BYTES } from './output/output-hub.js';
-export { checkPosixPlanRequest } from './plugins/check-posix-plan-request.js';
-export * from './plugins/escalation-broker.js';
-export {
-  type BackendFailure,
-  firstAvailableBackend,
-  probeSafely,
-} from './plugins/first-available-backend.js';
+  type DenyAction,
+  type DirectoryIdentity,
+  ESCALATION_BROKER_SPECIFICATION_VERSION,
+  type EscalateAction,
+  type EscalationBroker,
+  type EscalationEnv,
+  type EscalationSession,
+  type ExecAction,
+  type ExecContext,
+  type ExecHandler,
+  type InterceptedExec,
+  type RunAction,
+  type SpawnEscalation,
+} from './plugins/escalation-broker.js';
 export {
   checkResizeSize,
   isValidTerminalSize,
   TERMINAL_SIZE_RULE,
 } from './plugins/is-valid-terminal-size.js';
-export * from './plugins/reviewer.js';
-export * from './plugins/sandbox-backend.js';
-export * from './plugins/sandbox-capabilities.js';
-export { type DenialCheck, isLikelySandboxDenied, isSandboxDenial } from './plugins/sandbox-denial.js';
-export * from './plugins/sandbox-plugin.js';
-export { createSandboxRegistry, type SandboxRegistry } from './plugins/sandbox-registry.js';
-export * from './plugins/select-sandbox-backend.js';
-export * from './plugins/spawner.js';
+export { REVIEWER_SPECIFICATION_VERSION, type Reviewer } from './plugins/reviewer.js';
+export {
+  type DenialEvidence,
+  type DenialVerdict,
+  type LaunchPlan,
+  SANDBOX_SPECIFICATION_VERSION,
+  type SandboxBackend,
+  type SandboxEnforcement,
+  type SandboxNotice,
+  type SandboxPlanRequest,
+  type SandboxProbe,
+} from './plugins/sandbox-backend.js';
+export {
+  type PolicyNeed,
+  policyNeeds,
+  SANDBOX_CAPABILITIES,
+  type SandboxCapability,
+  unmetNeeds,
+} from './plugins/sandbox-capabilities.js';
+export {
+  type SandboxHostContext,
+  type SandboxPlugin,
+  type SettingsSchema,
+  type SettingsValidation,
+  sandboxPluginProblem,
+} from './plugins/sandbox-plugin.js';
+export {
+  type ExecProcess,
+  type ExitStatus,
+  type OutputSource,
+  SPAWNER_SPECIFICATION_VERSION,
+  type Spawner,
+  type SpawnRequest,
+  TERMINATE_GRACE_MS,
+  type TerminalSize,
+} from './plugins/spawner.js';
 export { isAbsolutePath } from './policy/absolute-path.js';
-export type { ApprovalPolicy, GranularApprovalConfig } from './policy/approval-policy.js';
+export type { ApprovalPolicy } from './policy/approval-policy.js';
 export {
   type ApprovalPolicyName,
   approvalPolicyName,
   approvalPolicyNames,
-  type GranularPromptKind,
   granularApprovalConfig,
   granularPromptKinds,
-  type SimpleApprovalPolicy,
   simpleApprovalPolicies,
 } from './policy/approval-policy-names.js';
 export { effectivePolicyFromSandboxPolicy } from './policy/effective-policy-from-sandbox-policy.js';
@@ -100,110 +120,37 @@ export type {
   NetworkProxyEndpoint,
   SpecialPathName,
 } from './policy/file-system-policy.js';
-export {
-  createRepositoryScanCache,
-  FIND_REPOSITORIES_MAX_DIRECTORIES,
-  type FindRepositoriesOptions,
-  type FoundRepositories,
-  findRepositories,
-  type RepositoryScanCache,
-} from './policy/find-repositories.js';
-export { type FsView, memoryFsView, nodeFsView } from './policy/fs-view.js';
-export { globToRegExp } from './policy/glob-to-regexp.js';
 export { hasDenyRead } from './policy/has-deny-read.js';
-export { HOME_PROTECTED_NAMES, type HomeProtectedName } from './policy/home-protected-paths.js';
-export {
-  gitdirTarget,
-  PROTECTED_METADATA_DIRS,
-  type ProtectedPath,
-  type ProtectedPathsOptions,
-  protectedPaths,
-  SHELL_STARTUP_FILES,
-  USER_CONFIG_PATHS,
-} from './policy/protected-paths.js';
-export {
-  type PolicyContext,
-  type ResolvedEntry,
-  resolveAccess,
-  resolveEntries,
-} from './policy/resolve-access.js';
-export {
-  canonicalize,
-  isUnder,
-  protectedEntryFor,
-  resolveSandboxLayout,
-  type SandboxLayout,
-  type WritableRootLayout,
-} from './policy/sandbox-layout.js';
 export { type SandboxMode, sandboxModes } from './policy/sandbox-modes.js';
 export type { AdditionalPermissions, SandboxPermissions } from './policy/sandbox-permissions.js';
 export type { SandboxPolicy } from './policy/sandbox-policy.js';
-export {
-  applyShellEnvironmentPolicy,
-  CORE_ENVIRONMENT_VARIABLES,
-  DEFAULT_ENVIRONMENT_EXCLUDES,
-  excludedByShellEnvironmentPolicy,
-  type ShellEnvironmentPolicy,
-} from './policy/shell-environment-policy.js';
+export type { ShellEnvironmentPolicy } from './policy/shell-environment-policy.js';
+export { specialPathNames } from './policy/special-path-names.js';
 export type { ApprovalRequest, NetworkApprovalContext } from './review/approval-request.js';
 export { isApproval } from './review/is-approval.js';
 export { isReviewDecision } from './review/is-review-decision.js';
-export type {
-  NetworkPolicyAmendment,
-  ReviewDecision,
-  ReviewDecisionType,
-} from './review/review-decision.js';
-export { type PrivateTmpDir, privateTmpDir } from './runtime/private-tmp-dir.js';
-export {
-  createProcessRuntimeDir,
-  ensureUxRuntimeRoot,
-  runtimeDirPid,
-  uxRuntimeRoot,
-  uxRuntimeRoots,
-} from './runtime/ux-runtime-dir.js';
+export type { ReviewDecision, ReviewDecisionType } from './review/review-decision.js';
 export { closeMatches, didYouMean } from './text/close-matches.js';
-export { prependPathLine } from './text/prepend-path-line.js';
-export { readableText, visibleJson } from './text/readable-text.js';
-export { hasInvisibleText, visibleText } from './text/visible-text.js';
-export {
-  type WindowsCommandLineOptions,
-  windowsArgumentsLine,
-  windowsCommandLine,
-} from './text/windows-command-line.js';
-export {
-  describePolicyForModel,
-  type EnvironmentForModel,
-  type PolicyAsker,
-  type PolicyForModel,
-  withPolicyText,
-} from './tools/describe-policy-for-model.js';
 export type { ExecCommandArgs, ExecCommandVariant } from './tools/exec-command.js';
-export { execCommandParameters } from './tools/exec-command-parameters.js';
 export type { ExecResult, Refusal, SandboxDenial } from './tools/exec-result.js';
-export {
-  EXEC_RESULT_VERSION,
-  type ExecResultStatus,
-  execResultStatuses,
-  type RefusalDecider,
-  refusalDeciders,
-  type SandboxDenialKind,
-  sandboxDenialKinds,
-} from './tools/exec-result-words.js';
+export { EXEC_RESULT_VERSION, type RefusalDecider } from './tools/exec-result-words.js';
 export type { ParseResult } from './tools/parse-tool-arguments.js';
-export {
-  quickExecCommandArgs,
-  quickShellCommandArgs,
-  quickWriteStdinArgs,
-} from './tools/quick-arguments.js';
+export { quickExecCommandArgs, quickShellCommandArgs, quickWriteStdinArgs } from './tools/quick-arguments.js';
 export type { ShellCommandArgs } from './tools/shell-command.js';
 export {
-  type ExecCommandToolOptions,
   execCommandToolDefinition,
-  type JsonSchema,
   shellCommandToolDefinition,
   type ToolDefinition,
   type ToolName,
   writeStdinToolDefinition,
 } from './tools/tool-definitions.js';
-export * from './tools/tool-limits.js';
+export {
+  DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  EXEC_COMMAND_DEFAULT_YIELD_TIME_MS,
+  MAX_YIELD_TIME_MS,
+  MIN_EMPTY_YIELD_TIME_MS,
+  MIN_YIELD_TIME_MS,
+  WRITE_STDIN_DEFAULT_YIELD_TIME_MS,
+} from './tools/tool-limits.js';
 export type { WriteStdinArgs } from './tools/write-stdin.js';

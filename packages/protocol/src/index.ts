@@ -1,20 +1,38 @@
 // The whole contract: `./core.js` (no schema library) and the zod schemas built on it.
 export * from './core.js';
-export { opSchema } from './events/op.js';
-export * from './exec-server/exec-server-methods.js';
-export * from './exec-server/fs-methods.js';
-export * from './exec-server/handshake.js';
-export * from './exec-server/process-methods.js';
-export * from './exec-server/sandbox-context.js';
-export * from './exec-server/wire-envelope.js';
-export * from './policy/approval-policy.js';
-export * from './policy/file-system-policy.js';
-export * from './policy/sandbox-permissions.js';
-export * from './policy/sandbox-policy.js';
-export * from './review/review-decision.js';
-export * from './tools/exec-command.js';
-export * from './tools/exec-result.js';
-export * from './tools/parse-tool-arguments.js';
-export * from './tools/shell-command.js';
-export { toJsonSchema } from './tools/to-json-schema.js';
-export * from './tools/write-stdin.js';
+export { execServerNotifications, INITIALIZED_NOTIFICATION } from './exec-server/exec-server-methods.js';
+export {
+  fsCanonicalizeParamsSchema,
+  fsCreateDirectoryParamsSchema,
+  fsGetMetadataParamsSchema,
+  fsReadDirectoryParamsSchema,
+  fsReadFileParamsSchema,
+  fsRemoveParamsSchema,
+  fsWriteFileParamsSchema,
+} from './exec-server/fs-methods.js';
+export {
+  environmentInfoSchema,
+  initializeParamsSchema,
+  initializeResultSchema,
+} from './exec-server/handshake.js';
+export {
+  envPolicySchema,
+  execParamsSchema,
+  readParamsSchema,
+  readResultSchema,
+  resizeParamsSchema,
+  signalParamsSchema,
+  startResultSchema,
+  terminateParamsSchema,
+  writeParamsSchema,
+  writeResultSchema,
+} from './exec-server/process-methods.js';
+export { sandboxContextSchema } from './exec-server/sandbox-context.js';
+export { parseWireMessage } from './exec-server/wire-envelope.js';
+export { reviewDecisionSchema } from './review/review-decision.js';
+export { execResultSchema } from './tools/exec-result.js';
+export {
+  parseExecCommandArgs,
+  parseShellCommandArgs,
+  parseWriteStdinArgs,
+} from './tools/parse-tool-arguments.js';

@@ -1,4 +1,4 @@
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterAll } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';

@@ -1,14 +1,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type EffectivePolicy,
-  MissingCommandLineError,
-  memoryFsView,
-  PROXY_BRIDGE_PORT,
-  proxyEnvironment,
-  SandboxUnavailableError,
-} from '@ux/protocol';
+import { type EffectivePolicy, MissingCommandLineError, SandboxUnavailableError } from '@ux/protocol';
+import { memoryFsView, PROXY_BRIDGE_PORT, proxyEnvironment } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { type BwrapHost, launcherArgv, planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { type SandboxPlanRequest, SandboxUnavailableError } from '@ux/protocol/core';
 import {
   checkPosixPlanRequest,
   type FsView,
@@ -9,9 +10,7 @@ import {
   proxyEnvironment,
   resolveSandboxLayout,
   type SandboxLayout,
-  type SandboxPlanRequest,
-  SandboxUnavailableError,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import type { GuardTarget } from './path-guard.js';
 import type { SeccompNetwork } from './seccomp/seccomp-program.js';
 

@@ -13,21 +13,23 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createProcessRuntimeDir,
-  ensureUxRuntimeRoot,
   InvalidArgumentsError,
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
-  runtimeDirPid,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxCapability,
   type SandboxProbe,
   SandboxUnavailableError,
+} from '@ux/protocol/core';
+import {
+  createProcessRuntimeDir,
+  ensureUxRuntimeRoot,
+  runtimeDirPid,
   uxRuntimeRoot,
   uxRuntimeRoots,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import { planBwrap, type SeccompFilterKind } from './bwrap-plan.js';
 import { classifyBwrapDenial } from './classify-bwrap-denial.js';
 import { findGitTemplateDir, trackCreatedRepositories } from './created-repositories.js';

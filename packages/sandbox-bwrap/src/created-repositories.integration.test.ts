@@ -3,12 +3,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type EffectivePolicy,
-  nodeFsView,
-  resolveSandboxLayout,
-  type SandboxLayout,
-} from '@ux/protocol/core';
+import type { EffectivePolicy } from '@ux/protocol/core';
+import { nodeFsView, resolveSandboxLayout, type SandboxLayout } from '@ux/protocol-utils';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBwrapSandbox } from './create-bwrap-sandbox.js';

@@ -9,14 +9,14 @@ import {
   realpathSync,
 } from 'node:fs';
 import { posix } from 'node:path';
+import type { EffectivePolicy } from '@ux/protocol/core';
 import {
   createRepositoryScanCache,
-  type EffectivePolicy,
   type FindRepositoriesOptions,
   findRepositories,
   isUnder,
   type SandboxLayout,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import type { RepositoryToCheck } from './path-guard.js';
 
 /**

@@ -1,4 +1,5 @@
-import type { EffectivePolicy, LaunchPlan, SandboxLayout, SandboxNotice } from '@ux/protocol/core';
+import type { EffectivePolicy, LaunchPlan, SandboxNotice } from '@ux/protocol/core';
+import type { SandboxLayout } from '@ux/protocol-utils';
 import type { CreatedRepositories } from './created-repositories.js';
 import type { GuardTarget, PathGuard } from './path-guard.js';
 

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { checkedNativeBinary, nativeBinaryPath } from './native-path.js';

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readableText, type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
+import { type SandboxNotice, SandboxUnavailableError } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 
 /**
  * A protected name the guard keeps a command from creating: the entry `name` inside the directory

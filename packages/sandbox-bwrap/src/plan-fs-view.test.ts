@@ -1,4 +1,4 @@
-import type { FsView } from '@ux/protocol/core';
+import type { FsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { planFsView } from './plan-fs-view.js';
 

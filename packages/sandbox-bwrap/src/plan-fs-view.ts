@@ -1,4 +1,4 @@
-import { type FsView, nodeFsView } from '@ux/protocol/core';
+import { type FsView, nodeFsView } from '@ux/protocol-utils';
 
 /**
  * The file system as one plan sees it: `nodeFsView`, with each path's kind, canonical path and link

@@ -20,7 +20,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from './find-bwrap.js';

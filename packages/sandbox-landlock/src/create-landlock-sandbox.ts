@@ -8,13 +8,12 @@ import {
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
-  privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
   SandboxUnavailableError,
-  uxRuntimeRoots,
 } from '@ux/protocol/core';
+import { privateTmpDir, uxRuntimeRoots } from '@ux/protocol-utils';
 import {
   buildSeccompProgram,
   checkedNativeBinary,

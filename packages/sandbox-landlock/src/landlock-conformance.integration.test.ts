@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { afterAll } from 'vitest';
 import { createLandlockSandbox } from './create-landlock-sandbox.js';

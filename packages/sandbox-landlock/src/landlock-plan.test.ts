@@ -1,11 +1,11 @@
 import {
   type EffectivePolicy,
-  memoryFsView,
   policyNeeds,
   SandboxUnavailableError,
   sandboxPluginProblem,
   unmetNeeds,
 } from '@ux/protocol';
+import { memoryFsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { type LandlockHost, landlockEnforces, planLandlock } from './landlock-plan.js';
 import { landlockSettingsSchema, sandboxPlugin } from './sandbox-plugin.js';

@@ -1,15 +1,13 @@
 import { posix } from 'node:path';
+import { type SandboxCapability, type SandboxPlanRequest, SandboxUnavailableError } from '@ux/protocol/core';
 import {
   checkPosixPlanRequest,
   type FsView,
   isUnder,
   protectedEntryFor,
   resolveSandboxLayout,
-  type SandboxCapability,
   type SandboxLayout,
-  type SandboxPlanRequest,
-  SandboxUnavailableError,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import {
   expandGlobs,
   type GuardTarget,

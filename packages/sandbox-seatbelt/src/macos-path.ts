@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { canonicalize, type FsView } from '@ux/protocol/core';
+import { canonicalize, type FsView } from '@ux/protocol-utils';
 
 /** macOS top-level symlinks into `/private`; Seatbelt matches the resolved path, so rules must use the target. */
 const PRIVATE_ALIASES = ['/tmp', '/var', '/etc'] as const;

@@ -1,4 +1,4 @@
-import { globToRegExp } from '@ux/protocol';
+import { globToRegExp } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
 

@@ -1,4 +1,4 @@
-import { globToRegExp } from '@ux/protocol/core';
+import { globToRegExp } from '@ux/protocol-utils';
 
 /** A deny-read glob cut into its literal directory prefix and the part only a regex can express. */
 export interface GlobParts {

@@ -1,4 +1,5 @@
-import { type EffectivePolicy, type FileSystemEntry, memoryFsView } from '@ux/protocol';
+import type { EffectivePolicy, FileSystemEntry } from '@ux/protocol';
+import { memoryFsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { type Decision, evaluateSbpl } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';

@@ -1,4 +1,5 @@
-import { type EffectivePolicy, memoryFsView } from '@ux/protocol';
+import type { EffectivePolicy } from '@ux/protocol';
+import { memoryFsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';
 import { parseSbpl, type SbplNode } from './parse-sbpl.js';

@@ -5,9 +5,9 @@ import {
   type EffectivePolicy,
   effectivePolicyFromSandboxPolicy,
   type FileSystemEntry,
-  type FsView,
   type SandboxPlanRequest,
 } from '@ux/protocol';
+import type { FsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { macFs } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';

@@ -3,11 +3,10 @@ import {
   type FileSystemEntry,
   InvalidArgumentsError,
   MissingCommandLineError,
-  memoryFsView,
-  proxyEnvironment,
   type SandboxPlanRequest,
   SandboxUnavailableError,
 } from '@ux/protocol';
+import { memoryFsView, proxyEnvironment } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { parseSbpl } from './parse-sbpl.js';
 import { planSeatbelt } from './seatbelt-plan.js';

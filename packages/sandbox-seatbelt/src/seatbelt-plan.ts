@@ -1,14 +1,13 @@
 import {
-  type FsView,
   InvalidArgumentsError,
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
-  proxyEnvironment,
   type SandboxEnforcement,
   type SandboxPlanRequest,
   SandboxUnavailableError,
 } from '@ux/protocol/core';
+import { type FsView, proxyEnvironment } from '@ux/protocol-utils';
 import { outerSandboxMarker } from './outer-sandbox.js';
 import { renderSeatbeltProfile } from './seatbelt-profile.js';
 import { seatbeltRules } from './seatbelt-rules.js';

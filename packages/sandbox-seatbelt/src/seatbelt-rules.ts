@@ -1,17 +1,19 @@
 import { posix } from 'node:path';
 import {
+  InvalidArgumentsError,
+  type NetworkPolicy,
+  type SandboxPlanRequest,
+  SandboxUnavailableError,
+} from '@ux/protocol/core';
+import {
   canonicalize,
   type FsView,
-  InvalidArgumentsError,
   isUnder,
-  type NetworkPolicy,
   type PolicyContext,
   protectedEntryFor,
   resolveEntries,
   resolveSandboxLayout,
-  type SandboxPlanRequest,
-  SandboxUnavailableError,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import { macosPath, withPrivatePrefix } from './macos-path.js';
 import { sbplGlobRegex, splitGlob } from './sbpl-glob-regex.js';
 import { sbplPathRegex } from './sbpl-path-regex.js';

@@ -1,5 +1,5 @@
-import { memoryFsView } from '@ux/protocol';
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
+import { memoryFsView } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { createSeatbeltSandbox } from './seatbelt-sandbox.js';
 import type { SeatbeltViolationCollector } from './seatbelt-violation-collector.js';

@@ -1,12 +1,10 @@
 import {
-  type FsView,
   type LaunchPlan,
-  nodeFsView,
-  privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
 } from '@ux/protocol/core';
+import { type FsView, nodeFsView, privateTmpDir } from '@ux/protocol-utils';
 import { classifySeatbeltDenial } from './classify-seatbelt-denial.js';
 import { nodeSeatbeltProbeHost, probeSeatbelt, type SeatbeltProbeHost } from './probe-seatbelt.js';
 import { planSeatbelt } from './seatbelt-plan.js';

@@ -7,8 +7,8 @@ import {
   InvalidArgumentsError,
   type SandboxPlanRequest,
   SandboxUnavailableError,
-  uxRuntimeRoot,
 } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { evaluateSbpl, macFs } from '../test/test-support.js';
 import { checkSeatbeltProfile } from './check-seatbelt-profile.js';

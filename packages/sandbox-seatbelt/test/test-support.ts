@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { type FsView, memoryFsView } from '@ux/protocol';
+import { type FsView, memoryFsView } from '@ux/protocol-utils';
 import { parseSbpl, type SbplNode } from '../src/parse-sbpl.js';
 
 /*

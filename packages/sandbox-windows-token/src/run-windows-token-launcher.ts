@@ -1,4 +1,4 @@
-import { windowsCommandLine } from '@ux/protocol/core';
+import { windowsCommandLine } from '@ux/protocol-utils';
 import type { WindowsTokenLaunchSpec } from './launch-spec.js';
 import { LOCAL_SYSTEM_SID } from './win32-access.js';
 import type { ResolvedAce, Win32Api, Win32Handle } from './win32-api.js';

@@ -1,5 +1,5 @@
 import { win32 } from 'node:path';
-import type { FsView } from '@ux/protocol/core';
+import type { FsView } from '@ux/protocol-utils';
 
 /**
  * An in-memory `FsView` with Windows semantics, for planner tests on any OS: names compare

@@ -1,21 +1,23 @@
 import { win32 } from 'node:path';
 import {
-  canonicalize,
-  type FsView,
   InvalidArgumentsError,
   isAbsolutePath,
-  isUnder,
   type LaunchPlan,
   MissingCommandLineError,
+  type SandboxEnforcement,
+  type SandboxPlanRequest,
+  SandboxUnavailableError,
+} from '@ux/protocol/core';
+import {
+  canonicalize,
+  type FsView,
+  isUnder,
   type PolicyContext,
   protectedEntryFor,
   resolveSandboxLayout,
-  type SandboxEnforcement,
   type SandboxLayout,
-  type SandboxPlanRequest,
-  SandboxUnavailableError,
   windowsCommandLine,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import { capabilitySidFor } from './capability-sid.js';
 import { encodeLaunchSpec, type WindowsTokenLaunchSpec } from './launch-spec.js';
 import {

@@ -1,4 +1,4 @@
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
 import { describe, expect, it } from 'vitest';
 import { win32MemoryFsView } from './win32-memory-fs-view.js';
 import { createWindowsTokenSandbox } from './windows-token-sandbox.js';

@@ -1,13 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import {
-  type FsView,
   type LaunchPlan,
-  nodeFsView,
-  privateTmpDir,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxProbe,
 } from '@ux/protocol/core';
+import { type FsView, nodeFsView, privateTmpDir } from '@ux/protocol-utils';
 import { classifyWindowsDenial } from './classify-windows-denial.js';
 import {
   nodeWindowsTokenProbeHost,

@@ -7,8 +7,8 @@ import {
   InvalidArgumentsError,
   type SandboxPlanRequest,
   SandboxUnavailableError,
-  uxRuntimeRoot,
 } from '@ux/protocol';
+import { uxRuntimeRoot } from '@ux/protocol-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SANDBOX_ALLOW_MASK, SANDBOX_DENY_WRITE_MASK } from './win32-access.js';
 import { win32MemoryFsView } from './win32-memory-fs-view.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive } from '@ux/protocol/testing';
+import { isAlive } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { waitForEarlyExit } from './early-exit.js';

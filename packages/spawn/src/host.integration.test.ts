@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isAlive, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, waitUntilDead } from '@ux/protocol-testing';
 import { useLeakCheck } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { defaultHelperPath } from './helper-path.js';

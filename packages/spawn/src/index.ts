@@ -1,5 +1,5 @@
 // The head/tail buffer lives in `@ux/protocol` (remote processes use it too); re-exported for the door.
-export { HeadTailBuffer } from '@ux/protocol/core';
+export { HeadTailBuffer } from '@ux/protocol-utils';
 export { type EarlyExit, waitForEarlyExit } from './early-exit.js';
 export { exitStatusFrom } from './exit-status.js';
 export {

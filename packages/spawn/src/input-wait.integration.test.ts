@@ -1,5 +1,5 @@
 import type { ExecProcess, SpawnRequest } from '@ux/protocol';
-import { waitForOutput } from '@ux/protocol/testing';
+import { waitForOutput } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';

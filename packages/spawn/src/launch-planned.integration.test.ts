@@ -1,5 +1,5 @@
 import type { ExecProcess, LaunchPlan, SpawnRequest } from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { launchPlanned } from './launch-planned.js';

@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { describeConformance, spawnerConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, spawnerConformanceChecks } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, expect, it } from 'vitest';
 import { inheritableFds } from './inheritable-fds.js';

@@ -1,4 +1,4 @@
-import { describeConformance, spawnerConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, spawnerConformanceChecks } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, expect, it } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';

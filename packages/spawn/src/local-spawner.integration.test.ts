@@ -7,7 +7,7 @@ import {
   StdinClosedError,
   UxError,
 } from '@ux/protocol';
-import { runToEnd, waitForImage, waitForOutput } from '@ux/protocol/testing';
+import { runToEnd, waitForImage, waitForOutput } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';

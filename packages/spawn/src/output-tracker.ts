@@ -1,4 +1,5 @@
-import { type ExecProcess, HeadTailBuffer } from '@ux/protocol/core';
+import type { ExecProcess } from '@ux/protocol/core';
+import { HeadTailBuffer } from '@ux/protocol-utils';
 import { UNIFIED_EXEC_OUTPUT_MAX_BYTES } from './spawn-constants.js';
 
 /**

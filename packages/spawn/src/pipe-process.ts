@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { type ExecProcess, type ExitStatus, OutputHub, type OutputSource } from '@ux/protocol/core';
+import type { ExecProcess, ExitStatus, OutputSource } from '@ux/protocol/core';
+import { OutputHub } from '@ux/protocol-utils';
 import { exitStatusFrom } from './exit-status.js';
 import type { ProcessGroup } from './process-group.js';
 import { writeChildStdin } from './write-child-stdin.js';

@@ -1,7 +1,7 @@
 // What an exec-server needs from a local pipe process: the stream each chunk came from, and
 // back-pressure (a paused process blocks once its pipe is full, and loses nothing).
 import { readdirSync, readFileSync } from 'node:fs';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';

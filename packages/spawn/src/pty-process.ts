@@ -1,12 +1,7 @@
 import { closeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import {
-  checkResizeSize,
-  type ExecProcess,
-  type ExitStatus,
-  OutputHub,
-  type TerminalSize,
-} from '@ux/protocol/core';
+import { checkResizeSize, type ExecProcess, type ExitStatus, type TerminalSize } from '@ux/protocol/core';
+import { OutputHub } from '@ux/protocol-utils';
 import { exitStatusFrom } from './exit-status.js';
 import type { NativeTerminal, NodePtyNative } from './node-pty-native.js';
 import type { ProcessGroup } from './process-group.js';

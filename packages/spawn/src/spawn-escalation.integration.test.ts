@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentsError } from '@ux/protocol';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLocalSpawner } from './local-spawner.js';

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { type ExecProcess, type ExitStatus, OutputHub, type OutputSource } from '@ux/protocol/core';
+import type { ExecProcess, ExitStatus, OutputSource } from '@ux/protocol/core';
+import { OutputHub } from '@ux/protocol-utils';
 import { windowsExitStatus } from './windows-exit-status.js';
 import type { WindowsProcessTree } from './windows-process-tree.js';
 import { writeChildStdin } from './write-child-stdin.js';

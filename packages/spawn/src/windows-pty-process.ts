@@ -2,11 +2,11 @@ import {
   checkResizeSize,
   type ExecProcess,
   type ExitStatus,
-  OutputHub,
   StdinClosedError,
   type TerminalSize,
   UxError,
 } from '@ux/protocol/core';
+import { OutputHub } from '@ux/protocol-utils';
 import { MAX_STDIN_QUEUED_BYTES } from './spawn-constants.js';
 import { windowsExitStatus } from './windows-exit-status.js';
 import type { WindowsProcessTree } from './windows-process-tree.js';

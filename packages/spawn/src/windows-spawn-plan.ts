@@ -1,10 +1,5 @@
-import {
-  InvalidArgumentsError,
-  MissingCommandLineError,
-  type TerminalSize,
-  windowsArgumentsLine,
-  windowsCommandLine,
-} from '@ux/protocol/core';
+import { InvalidArgumentsError, MissingCommandLineError, type TerminalSize } from '@ux/protocol/core';
+import { windowsArgumentsLine, windowsCommandLine } from '@ux/protocol-utils';
 import { DEFAULT_PTY_SIZE } from './spawn-constants.js';
 import type { LocalSpawnRequest } from './spawn-escalation.js';
 import { decideSpawnKind } from './spawn-kind.js';

@@ -1,4 +1,5 @@
-import { applyShellEnvironmentPolicy, type ShellEnvironmentPolicy } from '@ux/protocol/core';
+import type { ShellEnvironmentPolicy } from '@ux/protocol/core';
+import { applyShellEnvironmentPolicy } from '@ux/protocol-utils';
 
 /**
  * Forced on every command (docs/reference/door.md §3; `UX_` where Codex says `CODEX_`): no colours,

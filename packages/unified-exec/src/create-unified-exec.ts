@@ -6,8 +6,6 @@ import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   type EscalationBroker,
-  ensureUxRuntimeRoot,
-  excludedByShellEnvironmentPolicy,
   execCommandToolDefinition,
   isOp,
   type NetworkAccessEvent,
@@ -20,6 +18,7 @@ import {
   type UxEvent,
   writeStdinToolDefinition,
 } from '@ux/protocol/core';
+import { ensureUxRuntimeRoot, excludedByShellEnvironmentPolicy } from '@ux/protocol-utils';
 import { ShellSnapshotCache } from '@ux/spawn';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import type { DoorEnvironment } from './door-environments.js';

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalPolicy, SandboxPolicy } from '@ux/protocol';
-import { createSandboxRegistry } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createUnshareTestSandbox, tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDoor, ofType, parseReceipt, scriptedReviewer, spawner } from '../test/test-support.js';

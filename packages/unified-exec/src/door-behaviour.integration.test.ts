@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planTools } from '@ux/features';
-import { waitUntilDead } from '@ux/protocol/testing';
+import { waitUntilDead } from '@ux/protocol-testing';
 import { useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deltaText, eventually, makeDoor, ofType, parseReceipt, spawner } from '../test/test-support.js';

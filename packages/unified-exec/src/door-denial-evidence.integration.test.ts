@@ -2,7 +2,8 @@
 // answer: the classifier is replaced by a recorder here, so the evidence itself is checked.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSandboxRegistry, type NetworkAccessEvent, type SandboxPolicy } from '@ux/protocol';
+import type { NetworkAccessEvent, SandboxPolicy } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createUnshareTestSandbox, tempDir, useLeakCheck, warmUpSpawner } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeDoor, parseReceipt, scriptedReviewer, spawner } from '../test/test-support.js';

@@ -1,4 +1,4 @@
-import { proxyEnvironment } from '@ux/protocol/core';
+import { proxyEnvironment } from '@ux/protocol-utils';
 
 /** A variable the sandboxed shell may hand to an escalated program, and the values it may have. */
 export interface PassThrough {

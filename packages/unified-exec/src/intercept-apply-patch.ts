@@ -10,15 +10,8 @@ import {
   planPatch,
   touchedPaths,
 } from '@ux/apply-patch';
-import {
-  canonicalize,
-  hasInvisibleText,
-  nodeFsView,
-  type PatchChange,
-  RejectedError,
-  readableText,
-  visibleText,
-} from '@ux/protocol/core';
+import { type PatchChange, RejectedError } from '@ux/protocol/core';
+import { canonicalize, hasInvisibleText, nodeFsView, readableText, visibleText } from '@ux/protocol-utils';
 import type { DoorContext } from './door-context.js';
 import { receipt } from './receipt.js';
 import { decidedBy, refusedResponse } from './refusal-response.js';

@@ -1,5 +1,6 @@
 import type { OrchestratorRequest, SelectedSandbox } from '@ux/orchestrator';
-import { type ExecAction, type InterceptedExec, readableText } from '@ux/protocol/core';
+import type { ExecAction, InterceptedExec } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import type { DoorContext, Launched } from './door-context.js';
 import { escalationEnvironment } from './escalation-environment.js';
 import type { SandboxNotices } from './sandbox-notices.js';

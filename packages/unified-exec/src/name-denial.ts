@@ -1,19 +1,17 @@
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
+import type { EffectivePolicy, NetworkAccessEvent, SandboxDenial } from '@ux/protocol/core';
 import {
   canonicalize,
-  type EffectivePolicy,
   type FsView,
   globToRegExp,
   isUnder,
-  type NetworkAccessEvent,
   nodeFsView,
   protectedEntryFor,
   readableText,
   resolveSandboxLayout,
-  type SandboxDenial,
   type SandboxLayout,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 
 /** What a receipt knows about a command that may have run into its sandbox. */
 export interface DenialEvidence {

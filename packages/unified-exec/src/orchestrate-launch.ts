@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import type { OrchestratorOutcome, OrchestratorRequest } from '@ux/orchestrator';
-import { type EscalationBroker, encodeEnvPolicy, prependPathLine } from '@ux/protocol/core';
+import type { EscalationBroker } from '@ux/protocol/core';
+import { encodeEnvPolicy, prependPathLine } from '@ux/protocol-utils';
 import { snapshotShellKind } from '@ux/spawn';
 import { buildEnvironment } from './build-environment.js';
 import type { DoorContext, Launched } from './door-context.js';

@@ -3,10 +3,10 @@ import {
   type RefusalDecider,
   RejectedError,
   type RejectionSource,
-  readableText,
   SandboxUnavailableError,
   UxError,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { renderNotRun } from './render-response.js';
 import { failed, respond, type ToolResponse } from './tool-response.js';
 

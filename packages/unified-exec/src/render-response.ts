@@ -1,10 +1,5 @@
-import {
-  EXEC_RESULT_VERSION,
-  type ExecResult,
-  type Refusal,
-  readableText,
-  type SandboxDenial,
-} from '@ux/protocol/core';
+import { EXEC_RESULT_VERSION, type ExecResult, type Refusal, type SandboxDenial } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { CollectedOutput } from './collected-output.js';
 
 /** Six random lowercase hex characters: a label for one piece of output, not a secret. */

@@ -1,4 +1,5 @@
-import { readableText, type SandboxNotice } from '@ux/protocol/core';
+import type { SandboxNotice } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 
 /**
  * What the sandboxes of one command reported (a protected path it created and the host took away),

@@ -1,6 +1,7 @@
 import { planTools, type ToolPlanInput } from '@ux/features';
 import { createOrchestrator, type OrchestratorSettings } from '@ux/orchestrator';
-import { createSandboxRegistry, type UxEvent } from '@ux/protocol';
+import type { UxEvent } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { createLocalSpawner } from '@ux/spawn';
 import { type ScriptedReviewer, scriptedReviewer, tempDir } from '@ux/test-utils';
 import { onTestFinished } from 'vitest';

@@ -1,4 +1,4 @@
-import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol/testing';
+import { describeConformance, sandboxBackendConformanceChecks } from '@ux/protocol-testing';
 import { useLeakCheck } from './leak-check.js';
 import { createUnshareTestSandbox } from './unshare-test-sandbox.js';
 

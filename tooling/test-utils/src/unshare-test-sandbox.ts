@@ -5,13 +5,13 @@ import {
   isAbsolutePath,
   type LaunchPlan,
   MissingCommandLineError,
-  resolveEntries,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
   type SandboxCapability,
   type SandboxPlanRequest,
   type SandboxProbe,
 } from '@ux/protocol';
+import { resolveEntries } from '@ux/protocol-utils';
 
 /** Mounts the remount loop leaves alone: device nodes and kernel views must keep working. */
 const KEEP_WRITABLE = ['/dev', '/proc', '/sys'];

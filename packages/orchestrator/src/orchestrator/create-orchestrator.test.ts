@@ -1,5 +1,4 @@
 import {
-  createSandboxRegistry,
   InvalidArgumentsError,
   MissingCommandLineError,
   NoReviewerError,
@@ -9,6 +8,7 @@ import {
   SandboxUnavailableError,
   UnknownPluginError,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DENY_READ,

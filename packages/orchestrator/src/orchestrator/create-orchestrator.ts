@@ -7,8 +7,8 @@ import {
   type Reviewer,
   type SandboxBackend,
   type SandboxPolicy,
-  type SandboxRegistry,
 } from '@ux/protocol/core';
+import type { SandboxRegistry } from '@ux/protocol-utils';
 import { type ApprovalStore, createApprovalStore } from '../approval/approval-store.js';
 import type { PermissionHook } from '../approval/permission-hook.js';
 import type { ApprovalRequirement } from '../policy/approval-requirement.js';

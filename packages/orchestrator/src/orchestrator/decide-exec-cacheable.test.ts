@@ -1,6 +1,7 @@
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ApprovalPolicy, createSandboxRegistry, type SandboxPermissions } from '@ux/protocol';
+import type { ApprovalPolicy, SandboxPermissions } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { tempDir } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -3,7 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
+import type { ReviewDecision } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { tempDir } from '@ux/test-utils';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';

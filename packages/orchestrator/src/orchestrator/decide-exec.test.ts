@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ApprovalRequest, createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
+import type { ApprovalRequest, ReviewDecision } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { tempDir } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';

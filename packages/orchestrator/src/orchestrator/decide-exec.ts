@@ -7,9 +7,9 @@ import {
   type ApprovalRequest,
   type EffectivePolicy,
   hasDenyRead,
-  readableText,
   type SandboxPermissions,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { ApprovalAbortedError } from '../approval/approval-aborted-error.js';
 import { type ReviewerChain, requestApproval } from '../approval/request-approval.js';
 import { execRequirement } from '../policy/approval-requirement.js';

@@ -1,4 +1,5 @@
-import { type ApprovalPolicy, createSandboxRegistry, type ReviewDecision } from '@ux/protocol';
+import type { ApprovalPolicy, ReviewDecision } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { createOrchestrator } from './create-orchestrator.js';

@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createSandboxRegistry, type EffectivePolicy, type ReviewDecision } from '@ux/protocol';
+import type { EffectivePolicy, ReviewDecision } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { tempDir } from '@ux/test-utils';
 import { describe, expect, it } from 'vitest';
 import { DENY_READ, fakeBackend, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';

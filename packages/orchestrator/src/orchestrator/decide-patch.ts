@@ -4,13 +4,15 @@ import {
   type ApprovalRequest,
   approvalPolicyName,
   type EffectivePolicy,
+} from '@ux/protocol/core';
+import {
   globToRegExp,
   isUnder,
   nodeFsView,
   protectedEntryFor,
   readableText,
   resolveSandboxLayout,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 import { ApprovalAbortedError } from '../approval/approval-aborted-error.js';
 import { type ReviewerChain, requestApproval } from '../approval/request-approval.js';
 

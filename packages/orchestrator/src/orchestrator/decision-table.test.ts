@@ -1,13 +1,13 @@
 import {
   type AdditionalPermissions,
   type ApprovalPolicy,
-  createSandboxRegistry,
   type EffectivePolicy,
   RejectedError,
   type ReviewDecision,
   type ReviewDecisionType,
   type SandboxPermissions,
 } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DENY_READ,

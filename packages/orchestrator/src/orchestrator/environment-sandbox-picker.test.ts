@@ -1,4 +1,5 @@
-import { createSandboxRegistry, InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
+import { InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { fakeBackend, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { createSandboxSelector } from '../sandbox/sandbox-selector.js';

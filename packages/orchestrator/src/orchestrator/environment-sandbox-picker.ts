@@ -1,10 +1,10 @@
 import {
   type EffectivePolicy,
   InvalidArgumentsError,
-  probeSafely,
   type SandboxBackend,
   SandboxUnavailableError,
 } from '@ux/protocol/core';
+import { probeSafely } from '@ux/protocol-utils';
 import type { SandboxSelector } from '../sandbox/sandbox-selector.js';
 import type { SelectedSandbox } from './attempt.js';
 

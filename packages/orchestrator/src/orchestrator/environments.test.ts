@@ -1,4 +1,5 @@
-import { createSandboxRegistry, InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
+import { InvalidArgumentsError, SandboxUnavailableError } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeBackend, recordingAttempt, recordingReviewer, WORKSPACE_WRITE } from '../../test/fakes.js';
 import { type BashParser, loadBashParser } from '../shell/bash-parser.js';

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, normalize } from 'node:path';
-import { type EffectivePolicy, isUnder, nodeFsView, resolveSandboxLayout } from '@ux/protocol/core';
+import type { EffectivePolicy } from '@ux/protocol/core';
+import { isUnder, nodeFsView, resolveSandboxLayout } from '@ux/protocol-utils';
 
 /**
  * What an escalation is judged against: the directories the sandbox of this session can write, the

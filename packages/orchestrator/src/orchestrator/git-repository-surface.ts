@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { type FsView, gitdirTarget, nodeFsView } from '@ux/protocol/core';
+import { type FsView, gitdirTarget, nodeFsView } from '@ux/protocol-utils';
 import { byPath, canonicalPath, type Reach } from './pinned-directory.js';
 import { lstatNs, statNs } from './session-changes.js';
 

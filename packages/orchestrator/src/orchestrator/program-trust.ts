@@ -1,6 +1,6 @@
 import { accessSync, constants, readlinkSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
-import { isUnder } from '@ux/protocol/core';
+import { isUnder } from '@ux/protocol-utils';
 import type { EscalationScope } from './escalation-scope.js';
 import { changedSince, lstatNs, statNs } from './session-changes.js';
 

@@ -2,10 +2,10 @@ import {
   type ApprovalPolicy,
   type EffectivePolicy,
   hasDenyRead,
-  isSandboxDenial,
   RejectedError,
   type Reviewer,
 } from '@ux/protocol/core';
+import { isSandboxDenial } from '@ux/protocol-utils';
 import type { ReviewerChain } from '../approval/request-approval.js';
 import type { ApprovalRequirement } from '../policy/approval-requirement.js';
 import type { BashParser } from '../shell/bash-parser.js';

@@ -1,4 +1,4 @@
-import { visibleJson } from '@ux/protocol/core';
+import { visibleJson } from '@ux/protocol-utils';
 import type { ExecPolicy } from '../policy/exec-policy.js';
 import type { RuleWriter } from '../policy/rule-file-appender.js';
 

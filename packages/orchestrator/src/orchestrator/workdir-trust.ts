@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { isUnder } from '@ux/protocol/core';
+import { isUnder } from '@ux/protocol-utils';
 import { type EscalationScope, writableRootOf } from './escalation-scope.js';
 import { gitConfigurationSurface, repositoriesAround } from './git-repository-surface.js';
 import { canonicalPath, type PinnedDirectory, pinDirectory, type Reach } from './pinned-directory.js';

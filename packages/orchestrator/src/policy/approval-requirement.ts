@@ -2,9 +2,9 @@ import {
   type ApprovalPolicy,
   approvalPolicyName,
   type FileSystemPolicy,
-  readableText,
   type SandboxPermissions,
 } from '@ux/protocol/core';
+import { readableText } from '@ux/protocol-utils';
 import { isDangerousCommand } from '../safety/is-dangerous-command.js';
 import { isKnownSafeCommand } from '../safety/is-known-safe-command.js';
 import type { BashParser } from '../shell/bash-parser.js';

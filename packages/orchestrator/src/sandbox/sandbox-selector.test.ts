@@ -1,4 +1,5 @@
-import { createSandboxRegistry, type EffectivePolicy, SandboxUnavailableError } from '@ux/protocol';
+import { type EffectivePolicy, SandboxUnavailableError } from '@ux/protocol';
+import { createSandboxRegistry } from '@ux/protocol-utils';
 import { describe, expect, it } from 'vitest';
 import { fakeBackend } from '../../test/fakes.js';
 import { createSandboxSelector } from './sandbox-selector.js';

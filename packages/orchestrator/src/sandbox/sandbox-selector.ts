@@ -1,16 +1,13 @@
+import type { EffectivePolicy, SandboxBackend, SandboxCapability, SandboxProbe } from '@ux/protocol/core';
 import {
   type ConsideredBackend,
-  type EffectivePolicy,
   probeSafely,
-  type SandboxBackend,
-  type SandboxCapability,
-  type SandboxProbe,
   type SandboxRegistry,
   type SandboxSelection,
   sandboxCandidates,
   sandboxSelectionError,
   selectSandboxBackend,
-} from '@ux/protocol/core';
+} from '@ux/protocol-utils';
 
 export interface SandboxSelectorSettings {
   sandboxRegistry: SandboxRegistry;

@@ -180,11 +180,3 @@ export type UxEvent =
   | TurnAbortedEvent;
 
 export type UxEventType = UxEvent['type'];
-
-/** A JSON-safe copy of an event: output chunks become base64 strings. */
-export function eventToJson(event: UxEvent): Record<string, unknown> {
-  if (event.type === 'exec_command_output_delta') {
-    return { ...event, chunk: Buffer.from(event.chunk).toString('base64') };
-  }
-  return { ...event };
-}

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runToEnd } from '@ux/protocol/testing';
+import { runToEnd } from '@ux/protocol-testing';
 import { tempDir, useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLocalSpawner } from '../local-spawner.js';

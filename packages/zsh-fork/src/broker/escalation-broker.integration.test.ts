@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ESCALATION_BROKER_SPECIFICATION_VERSION } from '@ux/protocol/core';
-import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol/testing';
+import { isAlive, runToEnd, waitUntilDead } from '@ux/protocol-testing';
 import { createLocalSpawner, type LocalSpawnRequest } from '@ux/spawn';
 import { useLeakCheck, warmUpSpawner, zshForkPath } from '@ux/test-utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
