@@ -23,6 +23,7 @@ import {
   SandboxUnavailableError,
   visibleJson,
 } from '@ux/protocol/core';
+import { absentReviewer } from '../approval/absent-reviewer.js';
 import { type ApprovalStore, approvalKey, createApprovalStore } from '../approval/approval-store.js';
 import { availableDecisions } from '../approval/available-decisions.js';
 import { canonicalCommand } from '../approval/canonical-command.js';
@@ -82,8 +83,11 @@ export interface OrchestratorSettings {
    * Requires `autoReviewer`.
    */
   strictAutoReview?: boolean;
-  /** The user. */
-  reviewer: Reviewer;
+  /**
+   * The user. Optional: without one, a question that arises is refused at once as unattended
+   * (`absentReviewer`), so a session under approval policy `never` needs none.
+   */
+  reviewer?: Reviewer;
   /** The session's approval cache; default a fresh one (one per orchestrator). */
   approvalStore?: ApprovalStore;
   /** Saves an `approved_execpolicy_amendment` (e.g. `createRuleFileAppender(path)`); default: session only. */
@@ -227,7 +231,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
   const chain = {
     hooks: settings.permissionHooks ?? [],
     ...(settings.autoReviewer ? { autoReviewer: settings.autoReviewer } : {}),
-    user: settings.reviewer,
+    user: settings.reviewer ?? absentReviewer(),
     store,
   };
   const strictByDefault = settings.strictAutoReview ?? false;
