@@ -105,10 +105,12 @@ describe('a command blocked before it starts', () => {
     const { exec, events } = door('untrusted', reviewer);
     const reply = await exec.execCommand({ cmd: 'touch x' }, { callId: 'c2' });
     expect(reply.result.status).toBe('refused');
-    expect(commandEvents(events).map((event) => [event.type, (event as { status?: string }).status])).toEqual([
-      ['exec_command_begin', undefined],
-      ['exec_command_end', 'declined'],
-    ]);
+    expect(commandEvents(events).map((event) => [event.type, (event as { status?: string }).status])).toEqual(
+      [
+        ['exec_command_begin', undefined],
+        ['exec_command_end', 'declined'],
+      ],
+    );
     expect(commandEvents(events)[1]).toMatchObject({
       blocked: { status: 'refused', reason: 'rejected by the user' },
     });

@@ -96,7 +96,14 @@ export async function execCommand(
       door.store.release(id);
       emitBlockedCommand(
         door.emit,
-        { callId: context.callId, processId: id, argv, cwd, source: 'unified_exec_startup', startedAt: callStart },
+        {
+          callId: context.callId,
+          processId: id,
+          argv,
+          cwd,
+          source: 'unified_exec_startup',
+          startedAt: callStart,
+        },
         launch.failure,
       );
       return launch.failure;

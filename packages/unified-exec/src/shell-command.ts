@@ -1,4 +1,5 @@
 import { beginStreaming } from './begin-streaming.js';
+import { emitBlockedCommand, emitDeniedCommand } from './blocked-command-events.js';
 import { CollectedOutput } from './collected-output.js';
 import { denialParts } from './denial-parts.js';
 import type { DoorContext, SandboxLevel } from './door-context.js';
@@ -6,7 +7,6 @@ import { resolveEnvironment, shellFor, workdirIn } from './door-environments.js'
 import { execCommandEndEvent } from './exec-command-end-event.js';
 import { interceptApplyPatch } from './intercept-apply-patch.js';
 import { orchestrateLaunch } from './orchestrate-launch.js';
-import { emitBlockedCommand, emitDeniedCommand } from './blocked-command-events.js';
 import { PausableTimer } from './pausable-timer.js';
 import { collectedText, renderShellCommandText, renderStructured } from './render-response.js';
 import { resolveArgv } from './resolve-argv.js';
