@@ -19,7 +19,7 @@ const UNIT_SETUP = resolve('tooling/vitest/unit-setup.ts');
 
 function workspaceProjects(): TestProjectInlineConfiguration[] {
   const projects: TestProjectInlineConfiguration[] = [];
-  for (const group of ['packages', 'apps', 'tooling']) {
+  for (const group of ['packages', 'apps', 'tooling', 'examples']) {
     for (const entry of readdirSync(group, { withFileTypes: true })) {
       const root = join(group, entry.name);
       const config = join(root, 'vitest.config.ts');

@@ -1,5 +1,11 @@
 export { type CuttableRelay, cuttableRelay } from './cuttable-relay.js';
 export { expectNoLeaks, type ProcessSnapshot, snapshotProcess, useLeakCheck } from './leak-check.js';
+export {
+  type ChatMessage,
+  type ChatRequest,
+  type ScriptedChatModel,
+  startScriptedChatModel,
+} from './scripted-chat-model.js';
 export { type SeededRandom, seededRandom } from './seeded-random.js';
 export { tempDir } from './temp-dir.js';
 export { createUnshareTestSandbox } from './unshare-test-sandbox.js';
