@@ -8,6 +8,7 @@ import {
   SANDBOX_CAPABILITIES,
   SANDBOX_SPECIFICATION_VERSION,
   type SandboxBackend,
+  type SandboxPolicy,
   type UxEvent,
 } from '@ux/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -20,13 +21,13 @@ const refusingSpawner = {
   },
 };
 
-const WORKSPACE_WRITE = {
+const WORKSPACE_WRITE: SandboxPolicy = {
   type: 'workspace-write',
   writable_roots: [],
   network_access: false,
   exclude_tmpdir_env_var: true,
   exclude_slash_tmp: true,
-} as const;
+};
 
 const missingBackend: SandboxBackend = {
   specificationVersion: SANDBOX_SPECIFICATION_VERSION,
