@@ -5,11 +5,14 @@
 // and all of them are checked with one `tsc --noEmit`; an error is reported at the markdown file and
 // line it comes from.
 //
+// A block may use names it does not define (the reviewer you already have, the model's arguments):
+// declare them in an HTML comment on the line before the fence, which readers do not see and which is
+// checked with the block: <!-- readme-check: declare const reviewer: Reviewer; -->.
 // A block that is deliberately partial (a fragment of a larger call, an interface excerpt) says so in
 // its info string: ```ts nocheck. Use it sparingly: a reader cannot tell a fragment from a mistake.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,20 +37,41 @@ function blocksOf(file) {
   const lines = readFileSync(join(root, file), 'utf8').split('\n');
   const blocks = [];
   let open;
+  let givens;
   for (const [index, line] of lines.entries()) {
     const fence = /^(\s*)(`{3,}|~{3,})\s*(\S*)\s*(.*)$/.exec(line);
     if (!open) {
+      const comment = /^\s*<!--\s*readme-check:(.*)-->\s*$/.exec(line);
+      if (comment) {
+        givens = { text: comment[1].trim(), line: index + 1 };
+        continue;
+      }
       if (fence && /^(ts|typescript)$/i.test(fence[3])) {
-        open = { fence: fence[2], info: fence[4], start: index + 2, indent: fence[1].length, body: [] };
+        open = {
+          fence: fence[2],
+          info: fence[4],
+          start: index + 2,
+          indent: fence[1].length,
+          body: [],
+          givens,
+        };
+        givens = undefined;
       } else if (fence?.[3] !== undefined && fence[2]) {
         // Another language's block: skip to its closing fence.
         open = { fence: fence[2], skip: true };
       }
+      if (line.trim() !== '') givens = undefined;
       continue;
     }
     if (fence && fence[2].startsWith(open.fence[0]) && fence[2].length >= open.fence.length && !fence[3]) {
       if (!open.skip)
-        blocks.push({ file, start: open.start, check: !/\bnocheck\b/.test(open.info), text: open.body.join('\n') });
+        blocks.push({
+          file,
+          start: open.start,
+          check: !/\bnocheck\b/.test(open.info),
+          text: open.body.join('\n'),
+          givens: open.givens,
+        });
       open = undefined;
       continue;
     }
@@ -65,7 +89,10 @@ checked.forEach((block, index) => {
   const name = `block-${String(index).padStart(3, '0')}.ts`;
   byFile.set(name, block);
   // `export {}` makes each block a module of its own: names do not clash, top-level await works.
-  writeFileSync(join(blocksDir, name), `${block.text}\nexport {};\n`);
+  writeFileSync(
+    join(blocksDir, name),
+    `${block.givens ? `${block.givens.text}\n` : ''}${block.text}\nexport {};\n`,
+  );
 });
 writeFileSync(
   join(blocksDir, 'tsconfig.json'),
@@ -82,7 +109,13 @@ writeFileSync(
 
 const tsc = spawnSync(
   process.execPath,
-  [join(workDir, 'node_modules/typescript/bin/tsc'), '-p', join(blocksDir, 'tsconfig.json'), '--pretty', 'false'],
+  [
+    join(workDir, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(blocksDir, 'tsconfig.json'),
+    '--pretty',
+    'false',
+  ],
   { cwd: blocksDir, encoding: 'utf8' },
 );
 const problems = [];
@@ -93,7 +126,9 @@ for (const line of `${tsc.stdout}${tsc.stderr}`.split('\n')) {
     continue;
   }
   const block = byFile.get(match[1]);
-  problems.push(`${block.file}:${block.start + Number(match[2]) - 1}:${match[3]}: ${match[4]}`);
+  const blockLine = Number(match[2]) - (block.givens ? 1 : 0);
+  const where = blockLine < 1 ? block.givens.line : block.start + blockLine - 1;
+  problems.push(`${block.file}:${where}:${match[3]}: ${match[4]}`);
 }
 const skipped = blocks.length - checked.length;
 if (tsc.status !== 0 || problems.length > 0) {
@@ -104,5 +139,5 @@ if (tsc.status !== 0 || problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `check-readme-code: ${checked.length} TypeScript blocks of ${relative(root, root) || 'the'} READMEs and docs compile (${skipped} marked nocheck)`,
+  `check-readme-code: ${checked.length} TypeScript blocks of the READMEs and docs compile (${skipped} marked nocheck)`,
 );
