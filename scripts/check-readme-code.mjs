@@ -63,7 +63,7 @@ function blocksOf(file) {
       if (line.trim() !== '') givens = undefined;
       continue;
     }
-    if (fence && fence[2].startsWith(open.fence[0]) && fence[2].length >= open.fence.length && !fence[3]) {
+    if (fence?.[2].startsWith(open.fence[0]) && fence[2].length >= open.fence.length && !fence[3]) {
       if (!open.skip)
         blocks.push({
           file,
