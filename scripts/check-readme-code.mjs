@@ -81,6 +81,17 @@ function blocksOf(file) {
 }
 
 const blocks = markdownFiles().flatMap(blocksOf);
+
+// The ten-line example of the root README and docs/embedding.md is the one CI runs: the same text.
+const HELLO_DOOR = 'examples/hello-door/src/hello-door.ts';
+const helloDoor = readFileSync(join(root, HELLO_DOOR), 'utf8').trim();
+const copyProblems = ['README.md', 'docs/embedding.md'].flatMap((file) => {
+  const copy = blocks.find((block) => block.file === file && block.text.includes("from '@ux/door'"));
+  if (!copy) return [`${file}: no TypeScript block shows ${HELLO_DOOR}`];
+  return copy.text.trim() === helloDoor
+    ? []
+    : [`${file}:${copy.start}: the block differs from ${HELLO_DOOR}, which CI runs`];
+});
 const checked = blocks.filter((block) => block.check);
 rmSync(blocksDir, { recursive: true, force: true });
 mkdirSync(blocksDir, { recursive: true });
@@ -118,7 +129,7 @@ const tsc = spawnSync(
   ],
   { cwd: blocksDir, encoding: 'utf8' },
 );
-const problems = [];
+const problems = [...copyProblems];
 for (const line of `${tsc.stdout}${tsc.stderr}`.split('\n')) {
   const match = /^(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line.trim());
   if (!match) {
