@@ -20,7 +20,7 @@ const UNIT_SETUP = resolve('tooling/vitest/unit-setup.ts');
 /** Every workspace package directory with a vitest.config.ts, and the project name it gets. */
 function packageDirs(): { root: string; name: string }[] {
   const dirs: { root: string; name: string }[] = [];
-  for (const group of ['packages', 'apps', 'tooling']) {
+  for (const group of ['packages', 'apps', 'tooling', 'examples']) {
     for (const entry of readdirSync(group, { withFileTypes: true })) {
       if (entry.isDirectory()) dirs.push({ root: join(group, entry.name), name: entry.name });
     }

@@ -52,10 +52,30 @@ const ALLOWED = {
   '@ux/sandbox-windows-token': ['@ux/protocol', '@ux/protocol-utils'],
   // The documented exception: the Linux parts of bwrap that are not about bubblewrap (`./linux`).
   '@ux/sandbox-landlock': ['@ux/protocol', '@ux/protocol-utils', '@ux/sandbox-bwrap'],
+  '@ux/door': [
+    '@ux/protocol',
+    '@ux/protocol-utils',
+    '@ux/features',
+    '@ux/config',
+    '@ux/orchestrator',
+    '@ux/spawn',
+    '@ux/unified-exec',
+    '@ux/sandbox-bwrap',
+    '@ux/sandbox-landlock',
+    '@ux/sandbox-seatbelt',
+    '@ux/sandbox-windows-token',
+  ],
   '@ux/cli': '*',
   '@ux/test-utils': ['@ux/protocol', '@ux/protocol-utils'],
   '@ux/tsconfig': [],
   '@ux/e2e': '*',
+  // README and docs code blocks are type-checked inside this package, and they show every package.
+  '@ux/readme-check': '*',
+  // The examples are what an embedder writes: the one-call door and the contract's types.
+  '@ux/example-hello-door': ['@ux/door', '@ux/protocol'],
+  '@ux/example-reviewer': ['@ux/door', '@ux/protocol'],
+  '@ux/example-vercel-ai': ['@ux/door', '@ux/protocol'],
+  '@ux/example-openai-functions': ['@ux/door', '@ux/protocol'],
   '@ux/bench': '*',
 };
 

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ResolvedReviewCommand, sandboxPolicyFor } from '@ux/config';
+import { closeSandboxRegistry, localSpawnerForPlatform } from '@ux/door';
 import {
   asksAboutHosts,
   createCommandPermissionHook,
@@ -28,7 +29,6 @@ import { createCliEnvironments } from './cli-environments.js';
 import type { CliNetworkProxy } from './cli-network-proxy.js';
 import { type CliSession, withNetworkProxy } from './cli-session.js';
 import { credentialVariables, withCredentialsWithheld, withoutCredentials } from './credential-variables.js';
-import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { createCliSandboxRegistry } from './sandbox-backends.js';
 import { withoutTestSwitches } from './without-test-switches.js';
 
@@ -177,7 +177,7 @@ async function composeDoor(
     try {
       await orchestrator.sandboxes.select();
     } catch (error) {
-      await closeRegistry(ownRegistry);
+      await closeSandboxRegistry(ownRegistry);
       throw error;
     }
   }
@@ -234,26 +234,13 @@ async function composeDoor(
         await door.shutdown();
         await environments.close();
         await broker?.close();
-        await closeRegistry(ownRegistry);
+        await closeSandboxRegistry(ownRegistry);
       } finally {
         unsubscribe?.();
         await proxy?.close();
       }
     },
   };
-}
-
-/** Closes the backends of a registry the door made (the bwrap backend's guard, runtime files, private /tmp). */
-async function closeRegistry(registry: SandboxRegistry | undefined): Promise<void> {
-  if (!registry) return;
-  await Promise.all(
-    registry.ids.map((id) =>
-      registry
-        .get(id)
-        .close?.()
-        .catch(() => undefined),
-    ),
-  );
 }
 
 /** Calls without `environment_id` run on this machine. */

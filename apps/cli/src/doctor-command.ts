@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { localSpawnerForPlatform } from '@ux/door';
 import { createSandboxSelector } from '@ux/orchestrator';
 import { ConfigError, type SandboxBackend, type SandboxProbe, UxError } from '@ux/protocol/core';
 import { probeSafely } from '@ux/protocol-utils';
@@ -14,7 +15,6 @@ import { doctorShellSnapshotCheck } from './doctor-shell-snapshot-check.js';
 import { doctorTrustChecks } from './doctor-trust-checks.js';
 import { doctorZshForkCheck } from './doctor-zsh-fork-check.js';
 import type { Io } from './io.js';
-import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 import { parseConfigArguments } from './parse-config-arguments.js';
 import { parseOptions } from './parse-options.js';
 import { createCliSandboxRegistry, pluginBackend } from './sandbox-backends.js';

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { localSpawnerForPlatform } from '@ux/door';
 import type { SandboxBackend } from '@ux/protocol/core';
 import { captureShellSnapshot, type LocalSpawner, snapshotShellKind } from '@ux/spawn';
 import { SNAPSHOT_CAPTURE_POLICY } from '@ux/unified-exec';
 import type { CliSession } from './cli-session.js';
 import type { DoctorCheck } from './doctor-command.js';
 import type { Io } from './io.js';
-import { localSpawnerForPlatform } from './local-spawner-for-platform.js';
 
 /**
  * Takes the shell snapshot a session would take (read-only, no network, in `backend` when there is

@@ -1,10 +1,5 @@
-import {
-  type LaunchPlan,
-  SANDBOX_SPECIFICATION_VERSION,
-  type SandboxBackend,
-  type SandboxHostContext,
-  UnknownPluginError,
-} from '@ux/protocol/core';
+import { lazySandboxBackend } from '@ux/door';
+import { type SandboxBackend, type SandboxHostContext, UnknownPluginError } from '@ux/protocol/core';
 import { createSandboxRegistry, type SandboxRegistry } from '@ux/protocol-utils';
 import { sandboxPlugin as bwrapPlugin } from '@ux/sandbox-bwrap/plugin';
 import { sandboxPlugin as seatbeltPlugin } from '@ux/sandbox-seatbelt/plugin';
@@ -25,46 +20,14 @@ export const SHIPPED_SANDBOX_PLUGINS: ReadonlyArray<readonly [string, () => unkn
   ['@ux/sandbox-windows-token', () => ({ sandboxPlugin: windowsTokenPlugin })],
 ];
 
-/** A loaded plugin's backend, created on first use (a probe or a plan). */
+/** A loaded plugin's backend, created on first use (a probe or a plan), with its checked settings. */
 export function pluginBackend(loaded: LoadedSandboxPlugin, host: SandboxHostContext = {}): SandboxBackend {
-  const { plugin } = loaded;
-  let created: SandboxBackend | undefined;
-  let creating: Promise<SandboxBackend> | undefined;
-  const backend = () => {
-    creating ??= (async () => {
-      const backend = await plugin.create(await loaded.settings, host);
-      if (backend?.id !== plugin.id || backend.specificationVersion !== SANDBOX_SPECIFICATION_VERSION)
-        throw new Error(
-          `sandbox plugin ${loaded.source} created a backend with id ${JSON.stringify(backend?.id)} speaking ${JSON.stringify(backend?.specificationVersion)}; expected "${plugin.id}" speaking "${SANDBOX_SPECIFICATION_VERSION}"`,
-        );
-      created = backend;
-      return backend;
-    })();
-    return creating;
-  };
-  return {
-    specificationVersion: SANDBOX_SPECIFICATION_VERSION,
-    id: plugin.id,
-    platforms: plugin.platforms,
-    probe: async () => {
-      try {
-        return await (await backend()).probe();
-      } catch (error) {
-        return {
-          available: false,
-          reason: `the ${plugin.id} backend could not be created: ${(error as Error).message}`,
-          fix: `check ${loaded.source}${loaded.settingsLocation ? ` and [sandbox.${plugin.id}]` : ''}`,
-        };
-      }
-    },
-    plan: async (request): Promise<LaunchPlan> => (await backend()).plan(request),
-    // Denials are classified after a plan ran, so by then the backend exists.
-    classifyDenial: (evidence) => created?.classifyDenial?.(evidence) ?? 'unknown',
-    // A backend still being created (a probe under way) is closed once it exists.
-    close: async () => {
-      if (creating) await (await creating.catch(() => undefined))?.close?.();
-    },
-  };
+  return lazySandboxBackend(loaded.plugin, {
+    settings: loaded.settings,
+    host,
+    source: loaded.source,
+    fix: `check ${loaded.source}${loaded.settingsLocation ? ` and [sandbox.${loaded.plugin.id}]` : ''}`,
+  });
 }
 
 /**

@@ -251,7 +251,8 @@ describe('the worked example: a denied install, three ways', () => {
     expect(result.output).toMatch(/read-only file system/i);
     expect(prompts).toEqual([]);
     expect(spawns.map(sandboxedSpawn)).toEqual([true]);
-    expect(begins()).toEqual([]);
+    // The early denial began and ended like any command: listeners hear of every command.
+    expect(begins()).toEqual(['bwrap']);
     expect(existsSync(target)).toBe(false);
   });
 
@@ -309,7 +310,8 @@ describe('the early-exit window under a stalled event loop', () => {
     expect(result.output).toMatch(/read-only file system/i);
     expect(prompts).toEqual([]);
     expect(spawns.map(sandboxedSpawn)).toEqual([true]);
-    expect(begins()).toEqual([]);
+    // The early denial began and ended like any command: listeners hear of every command.
+    expect(begins()).toEqual(['bwrap']);
   });
 });
 

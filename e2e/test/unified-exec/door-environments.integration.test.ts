@@ -148,7 +148,9 @@ describe('sandboxes in remote environments', () => {
       expect(response.success).toBe(false);
       expect(response.text).toContain('sandbox "exec-server" unavailable: environment "bare"');
       expect(response.text).toContain('does not advertise that it applies sandboxes');
-      expect(ofType(events, 'exec_command_begin')).toEqual([]);
+      expect(ofType(events, 'exec_command_begin')).toMatchObject([
+        { sandbox: 'none', blocked: { status: 'failed' } },
+      ]);
     } finally {
       await bare.spawner.close();
     }

@@ -455,7 +455,9 @@ describe('a remote environment whose server cannot be started', () => {
       expect(response.text).toContain('cannot reach environment "gone"');
       expect(response.text).toContain('the command was not run (ux never runs it locally instead)');
       expect(existsSync(marker)).toBe(false);
-      expect(events).toEqual([]);
+      expect(ofType(events, 'exec_command_end')).toMatchObject([
+        { status: 'failed', blocked: { status: 'failed' } },
+      ]);
     } finally {
       await unreachable.close();
     }

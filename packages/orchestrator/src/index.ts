@@ -1,6 +1,8 @@
 // The public API: what a host composing the door, or a plugin author writing a permission hook or a
 // reviewer, needs. Everything else the package is made of stays behind `@ux/orchestrator/internal`
 // (no compatibility promise). The sandbox-denial heuristic is `@ux/protocol`'s (`isSandboxDenial`).
+
+export { absentReviewer } from './approval/absent-reviewer.js';
 export { ApprovalAbortedError } from './approval/approval-aborted-error.js';
 export { type ApprovalStore, createApprovalStore } from './approval/approval-store.js';
 export {

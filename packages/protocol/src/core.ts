@@ -21,6 +21,7 @@ export { markError, UxError } from './errors/ux-error.js';
 export { isOp } from './events/is-op.js';
 export type { Op } from './events/op.js';
 export type {
+  BlockedCommand,
   ExecCommandEndEvent,
   ExecCommandSource,
   NetworkAccessEvent,

@@ -33,12 +33,27 @@ export class HostReaper {
   }
 
   unregister(pgid: number): void {
-    if (this.live.delete(pgid)) this.send(`-${pgid}\n`);
+    // Without a reaper running there is nobody to tell: a new one learns the list as it is then.
+    if (this.live.delete(pgid) && this.child) this.send(`-${pgid}\n`);
   }
 
   /** The reaper's pid, once it runs (for tests and diagnostics). */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * Ends the reaper: its stdin closes, it kills the groups still listed (none once every child was
+   * reaped) and exits. Resolves once it has exited; a later spawn starts a new one.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.stdin?.end();
+    await exited;
   }
 
   private send(line: string): void {

@@ -50,6 +50,11 @@ export interface LocalSpawner extends Spawner {
   readonly reaperPid: number | undefined;
   /** Whether pipe children go through the helper; known after the first spawn (diagnostics). */
   readonly pipesThroughHelper: boolean | undefined;
+  /**
+   * Ends what the spawner keeps for the life of its host (the host reaper), once every command it
+   * started has ended; a later spawn starts it again. Optional: a spawner without one keeps nothing.
+   */
+  close?(): Promise<void>;
 }
 
 /**
@@ -177,6 +182,7 @@ export function createLocalSpawner(settings: LocalSpawnerSettings = {}): LocalSp
     get pipesThroughHelper() {
       return needsHygiene;
     },
+    close: () => reaper.close(),
   };
 }
 

@@ -1,36 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { ShellMode, ToolPlan } from '@ux/features';
 import type { Orchestrator } from '@ux/orchestrator';
+import type { EscalationBroker } from '@ux/protocol/core';
 import {
   DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
-  type EscalationBroker,
-  execCommandToolDefinition,
   isOp,
   type NetworkAccessEvent,
   type Op,
   type ShellEnvironmentPolicy,
-  shellCommandToolDefinition,
   type ToolDefinition,
   UnknownProcessIdError,
-  UxError,
   type UxEvent,
-  writeStdinToolDefinition,
 } from '@ux/protocol/core';
-import { ensureUxRuntimeRoot, excludedByShellEnvironmentPolicy } from '@ux/protocol-utils';
-import { ShellSnapshotCache } from '@ux/spawn';
+import type { ShellSnapshotCache } from '@ux/spawn';
+import { createCallTracker } from './call-tracker.js';
+import { checkedEnvironments } from './checked-environments.js';
 import type { DoorContext, Entry, ProcessStarter } from './door-context.js';
 import type { DoorEnvironment } from './door-environments.js';
+import { createDoorEventStream } from './door-event-stream.js';
+import { doorSnapshots } from './door-snapshots.js';
+import { doorToolDefinitions } from './door-tools.js';
 import { execCommand } from './exec-command.js';
 import { execCommandEndEvent } from './exec-command-end-event.js';
+import { guardedHandler } from './guarded-handler.js';
 import { PauseState } from './pause-state.js';
+import { type ProcessInfo, processInfo, waitingField } from './process-info.js';
 import { ProcessStore } from './process-store.js';
-import { remoteEnvironmentPolicyProblem } from './remote-environment-policy-problem.js';
 import { shellCommand } from './shell-command.js';
-import { ShellSnapshots } from './shell-snapshots.js';
 import { type CallContext, failed, type ToolResponse } from './tool-response.js';
+import { type SessionWatcher, watchSession } from './watch-session.js';
 import { deliverChars, writeStdin } from './write-stdin.js';
+
+export { LAST_OUTPUT_LINES, type ProcessInfo } from './process-info.js';
+export type { SessionWatcher } from './watch-session.js';
 
 export interface UnifiedExecOptions {
   /** Policy: approvals, sandbox choice, retries. */
@@ -117,46 +120,6 @@ export interface UnifiedExecOptions {
   reviewerCanAsk?: boolean | (() => boolean);
 }
 
-/** How long the door remembers the network proxy's refusals, to name the denials of the waits they fell in. */
-const PROXY_REFUSAL_MEMORY_MS = 10 * 60_000;
-const PROXY_REFUSAL_MEMORY_COUNT = 200;
-
-export interface ProcessInfo {
-  sessionId: number;
-  command: string[];
-  cwd: string;
-  /** `local`, or the remote environment it runs in. */
-  environment: string;
-  tty: boolean;
-  running: boolean;
-  sandbox: string;
-  /** The `exec_command` call that started it (its output deltas carry this id). */
-  callId: string;
-  /** When it started (ms since the epoch). */
-  startedAt: number;
-  /** When it last printed (ms since the epoch); absent: nothing yet. */
-  lastOutputAt?: number;
-  /** Its exit code once it has exited. */
-  exitCode?: number;
-  /** The last few lines of its latest output (at most `LAST_OUTPUT_LINES`), as printed. */
-  lastLines: string[];
-  /** The last of `lastLines` is not ended yet (no newline after it: a prompt, say). */
-  lastLineOpen?: boolean;
-  /** Its foreground process is blocked reading its terminal or stdin (when the platform can tell). */
-  waitingForInput?: boolean;
-}
-
-/** How many of a session's last output lines `processes()` reports. */
-export const LAST_OUTPUT_LINES = 5;
-
-/** What `watchSession` reports about one session. */
-export interface SessionWatcher {
-  /** Output as it comes (whole characters), from the moment of the call on. */
-  output(chunk: Uint8Array): void;
-  /** The session's process ended and its output was read to the end. */
-  exit(exitCode: number): void;
-}
-
 /** The door: the model-facing tools and the operations on their processes. */
 export interface UnifiedExec {
   /** The tool definitions to give the model, per the feature plan. */
@@ -215,14 +178,15 @@ export interface UnifiedExec {
   terminateSession(sessionId: number): Promise<void>;
 }
 
-/** Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and `shell_command`). */
+/**
+ * Composes orchestrator, spawner and feature plan into `exec_command` / `write_stdin` (and
+ * `shell_command`). The parts it wires, each in a file of its own: the event stream
+ * (`door-event-stream.ts`), the calls under way (`call-tracker.ts`), the process store
+ * (`process-store.ts`), the handlers (`exec-command.ts`, `write-stdin.ts`, `shell-command.ts`) behind
+ * one guard (`guarded-handler.ts`), the tool definitions (`door-tools.ts`) and the approval path
+ * (the orchestrator asks; `approvalEvents` puts each question on the event stream).
+ */
 export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
-  const listeners = new Set<(event: UxEvent) => void>();
-  const inFlight = new Set<AbortController>();
-  const running = new Set<Promise<unknown>>();
-  const store = new ProcessStore<Entry>(options.deterministicIds ?? false);
-  const pause = new PauseState();
-  let shutDown = false;
   const environments = checkedEnvironments(options);
   const window = options.earlyExitWindowMs;
   if (window !== undefined && !(Number.isFinite(window) && window >= 0 && window <= 60_000))
@@ -237,50 +201,23 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   };
   for (const warning of plan.warnings) options.onWarning?.(warning);
 
-  // The proxy's refusals (the host passes its events to `notify`), kept a while with the time they
-  // came: the receipt of a wait names a refusal that happened during it.
-  const proxyRefusals: { at: number; event: NetworkAccessEvent }[] = [];
-  const emit = (event: UxEvent) => {
-    if (
-      event.type === 'network_access' &&
-      (event.decision === 'denied' || event.decision === 'asked_denied')
-    ) {
-      const now = Date.now();
-      proxyRefusals.push({ at: now, event });
-      while (
-        proxyRefusals.length > PROXY_REFUSAL_MEMORY_COUNT ||
-        (proxyRefusals[0] && proxyRefusals[0].at < now - PROXY_REFUSAL_MEMORY_MS)
-      )
-        proxyRefusals.shift();
-    }
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        options.onWarning?.(`an event listener threw: ${(error as Error).message}`);
-      }
-    }
+  const events = createDoorEventStream(options.onWarning);
+  const calls = createCallTracker();
+  const store = new ProcessStore<Entry>(options.deterministicIds ?? false);
+  let shutDown = false;
+  const stopApprovalEvents = approvalEvents(options.orchestrator, events.emit);
+  const stopPolicyEvents = brokerPolicyFollower(options.orchestrator, options.escalationBroker);
+
+  const interrupt = () => {
+    calls.abortAll();
+    events.emit({ type: 'turn_aborted', reason: 'interrupted' });
+  };
+  const cleanBackgroundTerminals = async () => {
+    await Promise.all(store.drain().map((entry) => entry.launched.process.terminate()));
   };
 
-  // Every question put to a reviewer is an event, before anyone answers (whole commands and execs).
-  const stopApprovalEvents = options.orchestrator.onApprovalRequest((request) =>
-    emit({ type: 'exec_approval_request', ...request }),
-  );
-
-  // ZshFork: a rule approved in this session may change what an exec gets; the broker forgets the
-  // Run answers it was allowed to give by itself at once (before anything decides with the new rules).
-  const broker = options.escalationBroker;
-  const stopPolicyEvents =
-    broker && typeof options.orchestrator.onExecPolicyChange === 'function'
-      ? options.orchestrator.onExecPolicyChange(() => broker.invalidateCaches())
-      : undefined;
-
   const door: DoorContext = {
-    orchestrator: options.orchestrator,
-    spawner: options.spawner,
-    environments: environments.remote,
-    defaultEnvironment: environments.default,
-    localEnvironment: environments.local,
+    // DoorSettings
     sessionId: randomUUID(),
     plan,
     shellMode: plan.shell as ShellMode,
@@ -293,142 +230,45 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
     maxBackgroundTerminalTimeoutMs:
       options.maxBackgroundTerminalTimeoutMs ?? DEFAULT_MAX_BACKGROUND_TERMINAL_TIMEOUT_MS,
     toolOutputTokenLimit: options.toolOutputTokenLimit ?? DEFAULT_MAX_OUTPUT_TOKENS,
-    store,
-    pause,
-    emit,
-    callSignal(signal) {
-      const controller = new AbortController();
-      inFlight.add(controller);
-      return {
-        signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
-        done: () => inFlight.delete(controller),
-      };
-    },
-    watchExit(entry) {
-      const { process } = entry.launched;
-      void entry.stream.drained.then(() => {
-        emit(
-          execCommandEndEvent({
-            callId: entry.callId,
-            processId: entry.id,
-            command: entry.command,
-            cwd: entry.cwd,
-            source: 'unified_exec_startup',
-            exitCode: process.exitStatus()?.exitCode,
-            stream: entry.stream,
-            durationMs: Date.now() - entry.startedAt,
-          }),
-        );
-      });
-    },
-    isShutDown: () => shutDown,
-    abortTurn: () => interrupt(),
-    interceptions: new Map(),
-    escalationBroker: options.escalationBroker,
     prependPath: options.prependPath ?? [],
     helperPaths: options.helperPaths ?? [],
     earlyExitWindowMs: options.earlyExitWindowMs,
+    // DoorPlaces
+    environments: environments.remote,
+    defaultEnvironment: environments.default,
+    localEnvironment: environments.local,
+    // DoorCollaborators
+    orchestrator: options.orchestrator,
+    spawner: options.spawner,
+    escalationBroker: options.escalationBroker,
+    snapshots: doorSnapshots(options, plan, events.emit),
+    // DoorProcesses
+    store,
+    watchExit: (entry) => watchExit(entry, events.emit),
+    interceptions: new Map(),
+    // DoorCalls
+    pause: new PauseState(),
+    callSignal: calls.callSignal,
+    abortTurn: interrupt,
+    isShutDown: () => shutDown,
+    // DoorEvents
+    emit: events.emit,
+    proxyRefusalsSince: events.proxyRefusalsSince,
+    // DoorApprovals
     reviewerCanAsk: askable(options.reviewerCanAsk),
-    proxyRefusalsSince: (since) =>
-      proxyRefusals.filter((entry) => entry.at >= since).map((entry) => entry.event),
-    snapshots: plan.shellSnapshot
-      ? new ShellSnapshots({
-          dir:
-            // ux's per-user runtime directory, which no sandbox can write: later commands source these.
-            options.shellSnapshotDir ?? join(ensureUxRuntimeRoot(), 'shell-snapshots'),
-          spawner: options.spawner,
-          orchestrator: options.orchestrator,
-          cwd: options.cwd,
-          emit,
-          ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-          ...(options.shellSnapshotTimeoutMs ? { timeoutMs: options.shellSnapshotTimeoutMs } : {}),
-          excluded: excludedByShellEnvironmentPolicy(options.shellEnvironmentPolicy ?? options.environment),
-          ...snapshotCacheOptions(
-            options.shellSnapshotCache,
-            options.shellEnvironmentPolicy ?? options.environment,
-          ),
-        })
-      : undefined,
   };
 
-  const guarded =
-    (
-      handler: (door: DoorContext, args: unknown, context: CallContext) => Promise<ToolResponse>,
-      name: string,
-    ) =>
-    async (args: unknown, context: CallContext): Promise<ToolResponse> => {
-      // The wall time of every result counts from here (or from where the host received the call).
-      const startedAt = context.startedAt ?? Date.now();
-      const command = commandOf(args);
-      if (shutDown)
-        return failed(startedAt, {
-          code: 'session_shut_down',
-          message: `${name} failed: the session has shut down`,
-          ...command,
-          nextStep: 'Nothing runs in this session any more: tell the person.',
-        });
-      // The flags asked for per-exec policy; running direct instead would drop it without a word.
-      if (plan.zshForkUnavailable !== undefined)
-        return failed(startedAt, {
-          code: 'zsh_fork_unavailable',
-          message: `${name} failed: the zsh fork cannot start: ${plan.zshForkUnavailable}`,
-          ...command,
-          nextStep: 'Nothing runs in this session until the zsh fork can start: tell the person.',
-        });
-      const callContext = {
-        ...context,
-        callId: context.callId || `call_${Math.random().toString(36).slice(2, 10)}`,
-        startedAt,
-      };
-      const call = handler(door, args, callContext).catch((error: unknown) =>
-        // A bug, not a model mistake; still an answer, never a throw.
-        failed(startedAt, {
-          code: 'internal_error',
-          message: `${name} failed: internal error: ${error instanceof Error ? error.message : String(error)}`,
-          ...command,
-        }),
-      );
-      running.add(call);
-      try {
-        return await call;
-      } finally {
-        running.delete(call);
-      }
-    };
-
-  const api = {
-    execCommand: guarded(execCommand, 'exec_command'),
-    writeStdin: guarded(writeStdin, 'write_stdin'),
-    shellCommand: guarded(shellCommand, 'shell_command'),
+  const handlers = {
+    execCommand: guardedHandler(door, calls, execCommand, 'exec_command'),
+    writeStdin: guardedHandler(door, calls, writeStdin, 'write_stdin'),
+    shellCommand: guardedHandler(door, calls, shellCommand, 'shell_command'),
   };
-
-  const interrupt = () => {
-    for (const controller of inFlight) controller.abort();
-    inFlight.clear();
-    emit({ type: 'turn_aborted', reason: 'interrupted' });
-  };
-
-  const cleanBackgroundTerminals = async () => {
-    await Promise.all(store.drain().map((entry) => entry.launched.process.terminate()));
-  };
-
-  const tools: ToolDefinition[] = [];
-  if (plan.tools.includes('exec_command')) {
-    tools.push(
-      execCommandToolDefinition({
-        ...plan.execCommandVariant,
-        platform: process.platform,
-        environments: { ids: environments.ids, defaultId: environments.default },
-      }),
-      writeStdinToolDefinition(),
-    );
-  }
-  if (plan.tools.includes('shell_command')) tools.push(shellCommandToolDefinition());
+  const tools = doorToolDefinitions(plan, environments);
   const offered = new Set(tools.map((tool) => tool.name));
 
   return {
     tools,
-    ...api,
+    ...handlers,
     async call(name, args, context) {
       if (!offered.has(name)) {
         return failed(context.startedAt ?? Date.now(), {
@@ -437,16 +277,13 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
           nextStep: `Call one of: ${[...offered].join(', ') || '(none)'}.`,
         });
       }
-      if (name === 'exec_command') return api.execCommand(args, context);
-      if (name === 'write_stdin') return api.writeStdin(args, context);
-      return api.shellCommand(args, context);
+      if (name === 'exec_command') return handlers.execCommand(args, context);
+      if (name === 'write_stdin') return handlers.writeStdin(args, context);
+      return handlers.shellCommand(args, context);
     },
-    onEvent(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    notify: (event) => emit(event),
-    setPaused: (paused) => pause.set(paused),
+    onEvent: events.onEvent,
+    notify: (event) => events.emit(event),
+    setPaused: (paused) => door.pause.set(paused),
     interrupt,
     cleanBackgroundTerminals,
     async shutdown() {
@@ -454,10 +291,10 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       shutDown = true;
       stopApprovalEvents();
       stopPolicyEvents?.();
-      for (const controller of inFlight) controller.abort();
+      calls.abortAll();
       const entries = store.values();
       await cleanBackgroundTerminals();
-      await Promise.allSettled(running);
+      await calls.settled();
       // A call that was starting a process when the shutdown began stores it only now: end those too.
       const late = store.values();
       await cleanBackgroundTerminals();
@@ -476,52 +313,17 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
       else if (op.type === 'clean_background_terminals') await cleanBackgroundTerminals();
       else await this.shutdown();
     },
-    processes() {
-      return store.values().map((entry) => {
-        const status = entry.launched.process.exitStatus();
-        const lastOutputAt = entry.stream.lastOutputAt;
-        return {
-          sessionId: entry.id,
-          command: entry.command,
-          cwd: entry.cwd,
-          environment: entry.environment,
-          tty: entry.tty,
-          running: status === undefined,
-          sandbox: entry.launched.sandboxType,
-          callId: entry.callId,
-          startedAt: entry.startedAt,
-          ...(lastOutputAt === undefined ? {} : { lastOutputAt }),
-          ...(status === undefined ? {} : { exitCode: status.exitCode }),
-          lastLines: entry.stream.lastLines(LAST_OUTPUT_LINES),
-          ...(entry.stream.lastLineOpen ? { lastLineOpen: true } : {}),
-          ...waitingField(entry),
-        };
-      });
-    },
+    processes: () => store.values().map(processInfo),
     watchSession(sessionId, watcher) {
       const entry = store.get(sessionId);
-      if (!entry) return undefined;
-      let active = true;
-      const stop = entry.stream.watch((chunk) => {
-        if (active) watcher.output(chunk);
-      });
-      void entry.stream.drained.then(() => {
-        if (!active) return;
-        active = false;
-        stop();
-        watcher.exit(entry.launched.process.exitStatus()?.exitCode ?? -1);
-      });
-      return () => {
-        active = false;
-        stop();
-      };
+      return entry ? watchSession(entry, watcher) : undefined;
     },
     async writeToSession(sessionId, chars) {
       const entry = store.get(sessionId);
       if (!entry) throw new UnknownProcessIdError(sessionId);
       if (chars === '') return;
       await deliverChars(entry, chars);
-      emit({
+      events.emit({
         type: 'terminal_interaction',
         call_id: entry.callId,
         process_id: String(sessionId),
@@ -541,57 +343,40 @@ export function createUnifiedExec(options: UnifiedExecOptions): UnifiedExec {
   };
 }
 
-/** `waitingForInput` of a stored process, when its spawner can tell (false once it has exited). */
-function waitingField(entry: Entry): { waitingForInput?: boolean } {
+/** The approval path on the event stream: every question put to a reviewer, before anyone answers. */
+function approvalEvents(orchestrator: Orchestrator, emit: (event: UxEvent) => void): () => void {
+  return orchestrator.onApprovalRequest((request) => emit({ type: 'exec_approval_request', ...request }));
+}
+
+/**
+ * ZshFork: a rule approved in this session may change what an exec gets; the broker forgets the Run
+ * answers it was allowed to give by itself at once (before anything decides with the new rules).
+ */
+function brokerPolicyFollower(
+  orchestrator: Orchestrator,
+  broker: EscalationBroker | undefined,
+): (() => void) | undefined {
+  if (!broker || typeof orchestrator.onExecPolicyChange !== 'function') return undefined;
+  return orchestrator.onExecPolicyChange(() => broker.invalidateCaches());
+}
+
+/** The End event of a stored process, once its output was read to the end. */
+function watchExit(entry: Entry, emit: (event: UxEvent) => void): void {
   const { process } = entry.launched;
-  if (typeof process.waitingForInput !== 'function') return {};
-  if (entry.hasExited()) return { waitingForInput: false };
-  const waiting = process.waitingForInput();
-  return waiting === undefined ? {} : { waitingForInput: waiting };
-}
-
-/** The door's environments, checked once: a mistake here is the host's, and is thrown at creation. */
-function checkedEnvironments(options: UnifiedExecOptions): {
-  remote: ReadonlyMap<string, DoorEnvironment>;
-  local: boolean;
-  default: string | undefined;
-  ids: string[];
-  count: number;
-} {
-  const remote = new Map(Object.entries(options.environments ?? {}));
-  const local = options.localEnvironment ?? true;
-  if (remote.has('local'))
-    throw new TypeError('"local" is this machine; a remote environment needs another id');
-  for (const [id, environment] of remote) {
-    if (typeof environment?.spawner?.spawn !== 'function')
-      throw new TypeError(`environment "${id}" needs a spawner (createExecServerSpawner)`);
-    if (environment.cwd !== undefined && !environment.cwd.startsWith('/'))
-      throw new TypeError(`environment "${id}": cwd must be an absolute path, got "${environment.cwd}"`);
-  }
-  const ids = [...(local ? ['local'] : []), ...remote.keys()];
-  const chosen =
-    options.defaultEnvironment ?? (local ? 'local' : remote.size === 1 ? [...remote.keys()][0] : undefined);
-  if (chosen !== undefined && !ids.includes(chosen))
-    throw new TypeError(
-      `default environment "${chosen}" is not one of this door's: ${ids.join(', ') || '(none)'}`,
+  void entry.stream.drained.then(() => {
+    emit(
+      execCommandEndEvent({
+        callId: entry.callId,
+        processId: entry.id,
+        command: entry.command,
+        cwd: entry.cwd,
+        source: 'unified_exec_startup',
+        exitCode: process.exitStatus()?.exitCode,
+        stream: entry.stream,
+        durationMs: Date.now() - entry.startedAt,
+      }),
     );
-  // The same decision as ux's (`sessionEffectivePolicy` of `@ux/config`): what a remote server cannot apply is refused
-  // before anything runs, not dropped.
-  const problem =
-    chosen !== undefined && remote.has(chosen)
-      ? remoteEnvironmentPolicyProblem(options.orchestrator.policy, chosen)
-      : undefined;
-  if (problem) throw new UxError('invalid_arguments', problem);
-  return { remote, local, default: chosen, ids, count: ids.length };
-}
-
-/** The command of a call's arguments (`cmd`, or `command` of shell_command) when there is one, as given. */
-function commandOf(args: unknown): { command?: string } {
-  if (typeof args !== 'object' || args === null) return {};
-  const { cmd, command } = args as { cmd?: unknown; command?: unknown };
-  if (typeof cmd === 'string') return { command: cmd };
-  if (typeof command === 'string') return { command };
-  return {};
+  });
 }
 
 /** `reviewerCanAsk` as a question the door asks at each result. */
@@ -599,22 +384,4 @@ function askable(option: boolean | (() => boolean) | undefined): () => boolean {
   if (typeof option === 'function') return option;
   const value = option ?? true;
   return () => value;
-}
-
-/** The door's cross-process snapshot cache: the given one, none, or the runtime root's (none when unsafe). */
-function snapshotCacheOptions(
-  given: ShellSnapshotCache | false | undefined,
-  environment: ShellEnvironmentPolicy | undefined,
-): { cache?: ShellSnapshotCache; cacheContext?: string } {
-  if (given === false) return {};
-  let cache = given;
-  if (!cache) {
-    try {
-      cache = new ShellSnapshotCache({ dir: join(ensureUxRuntimeRoot(), 'shell-snapshot-cache') });
-    } catch {
-      // An unsafe runtime root: sandboxed commands say so; snapshots are then per session.
-      return {};
-    }
-  }
-  return { cache, cacheContext: JSON.stringify(environment ?? null) };
 }

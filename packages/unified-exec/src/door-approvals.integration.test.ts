@@ -84,7 +84,9 @@ describe('approvals without a sandbox', () => {
       command: ['/bin/bash', '-lc', 'git reset --hard'],
       retry: false,
     });
-    expect(ofType(events, 'exec_command_begin')).toEqual([]);
+    expect(ofType(events, 'exec_command_begin')).toMatchObject([
+      { sandbox: 'none', blocked: { status: 'refused' } },
+    ]);
   });
 
   it('an abort answer asks the host to interrupt the turn', async () => {
@@ -103,7 +105,9 @@ describe('approvals without a sandbox', () => {
     const response = await door.execCommand({ cmd: 'echo hi' }, ctx());
     expect(response.success).toBe(false);
     expect(response.text).toMatch(/^Failed `echo hi`: sandbox unavailable: /);
-    expect(ofType(events, 'exec_command_begin')).toEqual([]);
+    expect(ofType(events, 'exec_command_begin')).toMatchObject([
+      { sandbox: 'none', blocked: { status: 'failed' } },
+    ]);
   });
 });
 
@@ -163,7 +167,7 @@ describe('approvals with a sandbox that restricts', () => {
     expect(ofType(events, 'exec_command_begin').map((event) => event.sandbox)).toEqual(['none']);
   });
 
-  it('never: a fast denial comes back as an ordinary receipt, with no prompt, no events, nothing written', async () => {
+  it('never: a fast denial comes back as an ordinary receipt, with no prompt, its begin and end, nothing written', async () => {
     const { door, events, reviewer, outside } = sandboxedDoor('never', WORKSPACE_WRITE);
     const target = join(outside, 'install-marker');
     const response = await door.execCommand({ cmd: `touch ${target}`, login: false }, ctx());
@@ -186,7 +190,7 @@ describe('approvals with a sandbox that restricts', () => {
     expect(response.result.next_step).not.toContain('require_escalated');
     expect(existsSync(target)).toBe(false);
     expect(reviewer.requests).toEqual([]);
-    expect(events).toEqual([]);
+    expect(events.map((event) => event.type)).toEqual(['exec_command_begin', 'exec_command_end']);
   });
 
   it('a late denial is an ordinary receipt: no retry, no prompt, no session', async () => {

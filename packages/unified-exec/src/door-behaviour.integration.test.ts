@@ -357,7 +357,9 @@ describe('tool plans', () => {
         error: { message: 'the zsh fork needs an escalation broker, and this door was given none' },
       },
     });
-    expect(ofType(events, 'exec_command_begin')).toEqual([]);
+    expect(ofType(events, 'exec_command_begin')).toMatchObject([
+      { sandbox: 'none', blocked: { status: 'failed' } },
+    ]);
     expect(await door.execCommand({ cmd: 'true', shell: '/bin/sh' }, ctx('b'))).toMatchObject({
       success: false,
       result: {

@@ -61,53 +61,94 @@ export interface Entry extends StoredEntry {
   remote: boolean;
 }
 
-/** What the handlers share. */
-export interface DoorContext {
-  orchestrator: Orchestrator;
-  spawner: ProcessStarter;
-  /** The remote environments, by id. */
-  environments: ReadonlyMap<string, DoorEnvironment>;
-  /** Where a call without `environment_id` runs; undefined: nowhere (no tool call can run). */
-  defaultEnvironment: string | undefined;
-  /** Whether commands may run on this machine. */
-  localEnvironment: boolean;
+/**
+ * What the handlers share: the named parts below, one meaning each. A handler takes the whole context;
+ * a reader looks a member up by the part it belongs to.
+ */
+export interface DoorContext
+  extends DoorSettings,
+    DoorPlaces,
+    DoorCollaborators,
+    DoorProcesses,
+    DoorCalls,
+    DoorEvents,
+    DoorApprovals {}
+
+/** What the host configured, fixed for the session. */
+export interface DoorSettings {
   /** Names this door's shell snapshots on exec-servers (`shellSnapshot.scopeId`). */
   sessionId: string;
+  /** The feature plan: which tools exist and how commands launch. */
   plan: ToolPlan;
   shellMode: ShellMode;
+  /** The session's working directory. */
   cwd: string;
   userShell: string;
   allowLoginShell: boolean;
+  /** Which host variables commands start from, and what they are filtered from. */
   shellEnvironmentPolicy: ShellEnvironmentPolicy;
   /** The variables the shell environment policy filters (the host's). */
   baseEnv: Readonly<Record<string, string | undefined>>;
   threadId: string | undefined;
   maxBackgroundTerminalTimeoutMs: number;
   toolOutputTokenLimit: number;
-  store: ProcessStore<Entry>;
-  pause: PauseState;
-  emit(event: UxEvent): void;
-  /** A signal for one call: aborted by the call's own signal or by `interrupt()`. */
-  callSignal(signal: AbortSignal | undefined): { signal: AbortSignal; done(): void };
-  /** Starts the End-event watcher of a stored process. */
-  watchExit(entry: Entry): void;
-  isShutDown(): boolean;
-  /** Stops the turn: every waiting call returns (an abort at a per-exec prompt). Kills nothing. */
-  abortTurn(): void;
-  /** The ZshFork interceptions of commands still running, by call id (`UnifiedExec.outputSoFar`). */
-  interceptions?: Map<string, ExecInterception>;
-  /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
-  escalationBroker: EscalationBroker | undefined;
   /** Directories first on every command's PATH (the zsh fork's bin directory is added to these). */
   prependPath: readonly string[];
   /** What the prependPath helpers run: shown read-only inside every sandbox. */
   helperPaths: readonly string[];
   /** The early-exit window (default 150 ms). */
   earlyExitWindowMs: number | undefined;
+}
+
+/** Where commands may run. */
+export interface DoorPlaces {
+  /** The remote environments, by id. */
+  environments: ReadonlyMap<string, DoorEnvironment>;
+  /** Where a call without `environment_id` runs; undefined: nowhere (no tool call can run). */
+  defaultEnvironment: string | undefined;
+  /** Whether commands may run on this machine. */
+  localEnvironment: boolean;
+}
+
+/** The parts the door composes: policy, the spawner and what launches through them. */
+export interface DoorCollaborators {
+  orchestrator: Orchestrator;
+  spawner: ProcessStarter;
+  /** The broker intercepted execs go through (ZshFork); required when `shellMode` is the zsh fork. */
+  escalationBroker: EscalationBroker | undefined;
   /** Login commands source a snapshot instead of running the login files (`shell_snapshot`). */
   snapshots: ShellSnapshots | undefined;
-  /** Someone can be asked for approval now (false: a client without elicitation): escalation is possible. */
-  reviewerCanAsk: () => boolean;
+}
+
+/** The process store: live processes kept across calls, and what watches them. */
+export interface DoorProcesses {
+  store: ProcessStore<Entry>;
+  /** Starts the End-event watcher of a stored process. */
+  watchExit(entry: Entry): void;
+  /** The ZshFork interceptions of commands still running, by call id (`UnifiedExec.outputSoFar`). */
+  interceptions?: Map<string, ExecInterception>;
+}
+
+/** The calls under way: their signals, the yield clocks, the session's end. */
+export interface DoorCalls {
+  /** The yield clocks, stopped while a client-side question is open. */
+  pause: PauseState;
+  /** A signal for one call: aborted by the call's own signal or by `interrupt()`. */
+  callSignal(signal: AbortSignal | undefined): { signal: AbortSignal; done(): void };
+  /** Stops the turn: every waiting call returns (an abort at a per-exec prompt). Kills nothing. */
+  abortTurn(): void;
+  isShutDown(): boolean;
+}
+
+/** The event stream the door's listeners read. */
+export interface DoorEvents {
+  emit(event: UxEvent): void;
   /** The network proxy's refusals (`network_access` events) since `since` (`Date.now()`), oldest first. */
   proxyRefusalsSince(since: number): NetworkAccessEvent[];
+}
+
+/** The approval path, as the door's results see it (the orchestrator asks; the door words the results). */
+export interface DoorApprovals {
+  /** Someone can be asked for approval now (false: a client without elicitation): escalation is possible. */
+  reviewerCanAsk: () => boolean;
 }

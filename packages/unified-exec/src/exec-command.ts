@@ -1,4 +1,5 @@
 import { beginStreaming } from './begin-streaming.js';
+import { emitBlockedCommand, emitDeniedCommand } from './blocked-command-events.js';
 import { collectOutput } from './collect-output.js';
 import { denialParts } from './denial-parts.js';
 import type { DoorContext, Entry } from './door-context.js';
@@ -93,6 +94,18 @@ export async function execCommand(
     );
     if ('failure' in launch) {
       door.store.release(id);
+      emitBlockedCommand(
+        door.emit,
+        {
+          callId: context.callId,
+          processId: id,
+          argv,
+          cwd,
+          source: 'unified_exec_startup',
+          startedAt: callStart,
+        },
+        launch.failure,
+      );
       return launch.failure;
     }
     const { outcome } = launch;
@@ -101,6 +114,20 @@ export async function execCommand(
       // Denied inside the early-exit window and not retried: an ordinary-looking receipt of that run.
       door.store.release(id);
       if (outcome.value.tracker.outputClosed) await outcome.value.settled();
+      emitDeniedCommand(
+        door.emit,
+        {
+          callId: context.callId,
+          processId: id,
+          argv,
+          cwd,
+          source: 'unified_exec_startup',
+          startedAt: callStart,
+          sandbox: outcome.value.sandboxType,
+          ...(outcome.value.level ? { level: outcome.value.level } : {}),
+        },
+        { exitCode: outcome.denial.exitCode, output: outcome.denial.output },
+      );
       return receipt({
         chunkId: newChunkId(),
         wallTimeMs: Date.now() - callStart,

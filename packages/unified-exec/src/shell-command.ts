@@ -1,4 +1,5 @@
 import { beginStreaming } from './begin-streaming.js';
+import { emitBlockedCommand, emitDeniedCommand } from './blocked-command-events.js';
 import { CollectedOutput } from './collected-output.js';
 import { denialParts } from './denial-parts.js';
 import type { DoorContext, SandboxLevel } from './door-context.js';
@@ -75,10 +76,31 @@ export async function shellCommand(
       context,
       args.command,
     );
-    if ('failure' in launch) return launch.failure;
+    if ('failure' in launch) {
+      emitBlockedCommand(
+        door.emit,
+        { callId: context.callId, processId: id, argv, cwd, source: 'shell_command', startedAt: callStart },
+        launch.failure,
+      );
+      return launch.failure;
+    }
     const { outcome } = launch;
     if (outcome.status === 'denied') {
       if (outcome.value.tracker.outputClosed) await outcome.value.settled();
+      emitDeniedCommand(
+        door.emit,
+        {
+          callId: context.callId,
+          processId: id,
+          argv,
+          cwd,
+          source: 'shell_command',
+          startedAt: callStart,
+          sandbox: outcome.value.sandboxType,
+          ...(outcome.value.level ? { level: outcome.value.level } : {}),
+        },
+        { exitCode: outcome.denial.exitCode, output: outcome.denial.output },
+      );
       return render(
         outcome.denial.exitCode,
         collectedText(outcome.denial.output),

@@ -9,6 +9,7 @@ import {
   type SandboxPolicy,
 } from '@ux/protocol/core';
 import type { SandboxRegistry } from '@ux/protocol-utils';
+import { absentReviewer } from '../approval/absent-reviewer.js';
 import { type ApprovalStore, createApprovalStore } from '../approval/approval-store.js';
 import type { PermissionHook } from '../approval/permission-hook.js';
 import type { ApprovalRequirement } from '../policy/approval-requirement.js';
@@ -68,8 +69,11 @@ export interface OrchestratorSettings {
    * Requires `autoReviewer`.
    */
   strictAutoReview?: boolean;
-  /** The user. */
-  reviewer: Reviewer;
+  /**
+   * The user. Optional: without one, a question that arises is refused at once as unattended
+   * (`absentReviewer`), so a session under approval policy `never` needs none.
+   */
+  reviewer?: Reviewer;
   /** The session's approval cache; default a fresh one (one per orchestrator). */
   approvalStore?: ApprovalStore;
   /** Saves an `approved_execpolicy_amendment` (e.g. `createRuleFileAppender(path)`); default: session only. */
@@ -172,7 +176,7 @@ export function createOrchestrator(settings: OrchestratorSettings): Orchestrator
   const chain = {
     hooks: settings.permissionHooks ?? [],
     ...(settings.autoReviewer ? { autoReviewer: settings.autoReviewer } : {}),
-    user: settings.reviewer,
+    user: settings.reviewer ?? absentReviewer(),
     store: settings.approvalStore ?? createApprovalStore(),
   };
   const execPolicy = createSessionExecPolicy({

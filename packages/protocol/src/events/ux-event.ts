@@ -35,6 +35,18 @@ export interface ExecCommandBeginEvent {
     file_system?: Enforcement;
     network?: Enforcement;
   };
+  /**
+   * Set when the command was blocked before it could start (a refusal, a policy that forbids it, no
+   * sandbox that can run it): its `exec_command_end` follows at once with the same reason.
+   */
+  blocked?: BlockedCommand;
+}
+
+/** Why a command never started: `refused` (someone or something decided no) or `failed` (it could not start). */
+export interface BlockedCommand {
+  status: 'refused' | 'failed';
+  /** The reason, as the model's result gives it. */
+  reason: string;
 }
 
 /** A piece of output, cut at a UTF-8 boundary, at most 8192 bytes. */
@@ -69,7 +81,10 @@ export interface ExecCommandEndEvent {
   aggregated_output: string;
   duration_ms: number;
   formatted_output: string;
-  status: 'completed' | 'failed';
+  /** `declined`: the command was refused before it started (`blocked` says why). */
+  status: 'completed' | 'failed' | 'declined';
+  /** Set when the command never started; the same as its `exec_command_begin`'s. */
+  blocked?: BlockedCommand;
 }
 
 /**
