@@ -52,6 +52,9 @@ export class HostReaper {
     this.child = undefined;
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // The reaper is unref'd so it never keeps the host alive; a caller awaiting close must be kept
+    // alive until it has exited, or a host with nothing else to do ends with the await unsettled.
+    child.ref();
     child.stdin?.end();
     await exited;
   }
