@@ -1,5 +1,6 @@
 import type { EnvironmentInfo, RequestId } from '@ux/protocol';
 import { decodeBase64, markError, type OutputStream, UxError, WireErrorCode } from '@ux/protocol/core';
+import { ExecServerConnectionError } from './exec-server-connection-error.js';
 import type { ExecServerTransport } from './exec-server-transport.js';
 import { loadProtocolSchemas, type ProtocolSchemas } from './load-protocol-schemas.js';
 
@@ -114,7 +115,8 @@ export class ExecServerClient {
           timer = setTimeout(
             () =>
               reject(
-                new Error(
+                new ExecServerConnectionError(
+                  'handshake',
                   `the exec-server \`${transport.description}\` did not answer initialize within ${timeoutMs} ms`,
                 ),
               ),

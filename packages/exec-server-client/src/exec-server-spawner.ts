@@ -14,6 +14,7 @@ import {
 } from '@ux/protocol/core';
 import { fileUriFromPath, pathFromFileUri, prependPathLine } from '@ux/protocol-utils';
 import { ExecServerClient, ExecServerRequestError } from './exec-server-client.js';
+import { ExecServerConnectionError } from './exec-server-connection-error.js';
 import { takeSandboxRequest } from './exec-server-sandbox.js';
 import type { ExecServerTransport } from './exec-server-transport.js';
 import { loadProtocolSchemas } from './load-protocol-schemas.js';
@@ -94,7 +95,9 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
     try {
       transport = await settings.connect();
     } catch (error) {
-      throw new Error(`cannot reach ${name}: ${(error as Error).message}`, { cause: error });
+      throw new ExecServerConnectionError('connect', `cannot reach ${name}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     try {
       const client = await ExecServerClient.connect(transport, {
@@ -106,7 +109,11 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
       info = client.environmentInfo;
       return client;
     } catch (error) {
-      throw new Error(`the handshake with ${name} failed: ${(error as Error).message}`, { cause: error });
+      throw new ExecServerConnectionError(
+        'handshake',
+        `the handshake with ${name} failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -141,15 +148,25 @@ export function createExecServerSpawner(settings: ExecServerSpawnerSettings): Ex
             !answer.transportClosed &&
             answer.wireCode !== WireErrorCode.SessionAlreadyAttached
           )
-            throw new Error(`${name} no longer has this session (${answer.message})`);
+            throw new ExecServerConnectionError(
+              'resume',
+              `${name} no longer has this session (${answer.message})`,
+              {
+                cause: answer,
+              },
+            );
           lastError = (error as Error).message;
         }
         if (Date.now() + delay > deadline) break;
         await sleep(delay, signal);
         delay = Math.min(delay * 2, 4_000);
       }
-      if (signal.aborted) throw new Error('ux closed the environment while reconnecting');
-      throw new Error(`it could not be resumed within ${(resumeWindowMs / 1000).toFixed(1)} s: ${lastError}`);
+      if (signal.aborted)
+        throw new ExecServerConnectionError('resume', 'ux closed the environment while reconnecting');
+      throw new ExecServerConnectionError(
+        'resume',
+        `it could not be resumed within ${(resumeWindowMs / 1000).toFixed(1)} s: ${lastError}`,
+      );
     })();
     resuming.set(lost, attempt);
     return attempt;

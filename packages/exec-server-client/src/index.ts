@@ -5,6 +5,10 @@ export {
   type ProcessListener,
 } from './exec-server-client.js';
 export {
+  ExecServerConnectionError,
+  type ExecServerConnectionStage,
+} from './exec-server-connection-error.js';
+export {
   createExecServerSandbox,
   EXEC_SERVER_SANDBOX_LAUNCHER,
   takeSandboxRequest,

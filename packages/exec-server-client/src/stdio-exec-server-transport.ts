@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { LineSplitter } from '@ux/protocol-utils';
+import { ExecServerConnectionError } from './exec-server-connection-error.js';
 import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
 
 export interface StdioExecServerOptions {
@@ -37,7 +38,15 @@ export async function spawnStdioExecServer(options: StdioExecServerOptions): Pro
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error) =>
-      reject(new Error(`cannot start the exec-server \`${description}\`: ${error.message}`)),
+      reject(
+        new ExecServerConnectionError(
+          'connect',
+          `cannot start the exec-server \`${description}\`: ${error.message}`,
+          {
+            cause: error,
+          },
+        ),
+      ),
     );
   });
   const events = new TransportEvents();

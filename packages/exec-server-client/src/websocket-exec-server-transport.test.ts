@@ -2,8 +2,10 @@
 // answering pings (its host vanished without closing the connection) is taken as gone, so nothing
 // waits on a dead connection; one that answers keeps the connection.
 import type { AddressInfo } from 'node:net';
+import { UxError } from '@ux/protocol/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
+import { ExecServerConnectionError } from './exec-server-connection-error.js';
 import { connectWebSocketExecServer } from './websocket-exec-server-transport.js';
 
 const servers: WebSocketServer[] = [];
@@ -55,5 +57,22 @@ describe('WebSocket keep-alive', () => {
     expect(closedBy).toBeUndefined();
     await transport.close();
     expect(closedBy).toContain('closed (1000');
+  });
+});
+
+describe('a server that cannot be reached', () => {
+  it('rejects with ExecServerConnectionError (stage connect), saying where and why', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => probe.once('listening', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const error = await connectWebSocketExecServer({ url: `ws://127.0.0.1:${port}` }).catch((e) => e);
+    expect(ExecServerConnectionError.isInstance(error)).toBe(true);
+    expect(UxError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('exec_server_unreachable');
+    expect(error.stage).toBe('connect');
+    expect(error.message).toContain(`cannot connect to the exec-server at ws://127.0.0.1:${port}`);
+    expect(error.cause).toBeInstanceOf(Error);
   });
 });

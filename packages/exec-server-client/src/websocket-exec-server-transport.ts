@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ExecServerConnectionError } from './exec-server-connection-error.js';
 import { type ExecServerTransport, TransportEvents } from './exec-server-transport.js';
 
 export interface WebSocketExecServerOptions {
@@ -42,12 +43,23 @@ export async function connectWebSocketExecServer(
         response.statusCode === 401
           ? ': the server refused the capability token (check --ws-token-file / the token you pass)'
           : '';
-      reject(new Error(`the exec-server at ${options.url} answered HTTP ${response.statusCode}${hint}`));
+      reject(
+        new ExecServerConnectionError(
+          'connect',
+          `the exec-server at ${options.url} answered HTTP ${response.statusCode}${hint}`,
+        ),
+      );
       response.resume();
       socket.terminate();
     });
     socket.once('error', (error) =>
-      reject(new Error(`cannot connect to the exec-server at ${options.url}: ${error.message}`)),
+      reject(
+        new ExecServerConnectionError(
+          'connect',
+          `cannot connect to the exec-server at ${options.url}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
     );
   });
   socket.on('error', () => {});

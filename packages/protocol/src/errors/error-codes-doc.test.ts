@@ -20,6 +20,7 @@ const CODES: Record<UxErrorCode, true> = {
   apply_patch_failed: true,
   not_regular_file: true,
   exec_server_request_failed: true,
+  exec_server_unreachable: true,
   upstream_connect_failed: true,
   sbpl_syntax_error: true,
   win32_call_failed: true,

@@ -18,6 +18,7 @@ export type UxErrorCode =
   | 'apply_patch_failed'
   | 'not_regular_file'
   | 'exec_server_request_failed'
+  | 'exec_server_unreachable'
   | 'upstream_connect_failed'
   | 'sbpl_syntax_error'
   | 'win32_call_failed'
