@@ -11,6 +11,7 @@ import type {
   ToolDefinition,
   UxEvent,
 } from '@ux/protocol/core';
+import { InvalidArgumentsError } from '@ux/protocol/core';
 import type { SandboxRegistry } from '@ux/protocol-utils';
 import { createSandboxRegistry } from '@ux/protocol-utils';
 import {
@@ -104,7 +105,10 @@ export async function createDoor(options: DoorOptions): Promise<Door> {
     typeof options.cwd !== 'string' ||
     (!options.cwd.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(options.cwd))
   )
-    throw new TypeError(`createDoor: cwd must be an absolute path, got ${JSON.stringify(options.cwd)}`);
+    throw new InvalidArgumentsError({
+      tool: 'createDoor',
+      issues: [{ path: 'cwd', message: `must be an absolute path (got ${JSON.stringify(options.cwd)})` }],
+    });
   const platform = options.platform ?? process.platform;
   const given = givenRegistry(options.sandbox);
   // The door's own backends are closed with it; a registry the caller gave stays the caller's.
