@@ -14,7 +14,7 @@ import {
   spawnStdioExecServer,
 } from '../../packages/exec-server-client/dist/index.js';
 // Outside the pnpm workspace: the packages are loaded from their builds (`pnpm build` first).
-import { runToEnd, waitForOutput } from '../../packages/protocol/dist/testing/index.js';
+import { runToEnd, waitForOutput } from '../../packages/protocol-testing/dist/index.js';
 import { useLeakCheck } from '../../tooling/test-utils/dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -118,7 +118,11 @@ describe('ux client → Codex 0.169.0 exec-server', () => {
       .request('process/read', { processId: 'no-such-process' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExecServerRequestError);
-    expect(error).toMatchObject({ code: -32600, message: 'unknown process id no-such-process' });
+    expect(error).toMatchObject({
+      wireCode: -32600,
+      code: 'exec_server_request_failed',
+      message: 'unknown process id no-such-process',
+    });
     expect(
       await client.request('process/write', { processId: 'no-such-process', chunk: 'eA==', writeId: '1' }),
     ).toEqual({
